@@ -1,0 +1,3 @@
+from gridwire.cli import main
+
+raise SystemExit(main())
