@@ -1,0 +1,23 @@
+"""Errors of the IEEE 1815.2 point map: a map file, a workbook, or a download that cannot be used.
+
+A point named badly in an operation is not one of these: naming raises
+:class:`gridwire.errors.RequestError`, the error an operation answers with.
+"""
+
+from __future__ import annotations
+
+from gridwire.errors import ConfigError, GridwireError
+
+
+class MapError(ConfigError):
+    """A point map (a JSON map file, or a map being built) that cannot be used; the message
+    names the point, field or file."""
+
+
+class WorkbookError(MapError):
+    """A workbook that cannot be read as the profile's tables; the message names the sheet, the
+    row and the cell."""
+
+
+class FetchError(GridwireError):
+    """The tables could not be downloaded or found in what was downloaded; one line says why."""

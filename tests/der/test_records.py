@@ -1,0 +1,61 @@
+"""The `profile` records (the spec's "Point of a profile", one list per kind) and the DER
+functions listing, as the master serializes them."""
+
+from __future__ import annotations
+
+import orjson
+
+from gridwire.der.demo import demo_map
+from gridwire.der.records import function_records, profile_of
+from tests.der.maps import small_map
+
+
+def test_profile_lists_each_kind_apart_with_the_spec_fields() -> None:
+    profile = profile_of(small_map())
+    assert [p.index for p in profile.bi] == [25, 48, 81, 200]
+    assert [p.index for p in profile.counter] == [0, 1]
+    assert [p.index for p in profile.frozen] == [0]  # CTR1 has no frozen counterpart
+    data = orjson.loads(orjson.dumps(profile))
+    assert list(data) == ["title", "demo", "bi", "bo", "counter", "frozen", "ai", "ao"]
+    # AO4 lists its values in its name: the label drops them, the enumeration holds them.
+    assert data["ao"][1] == {
+        "index": 4,
+        "name": "Power factor sign convention <1> IEC <2> IEEE",
+        "label": "Power factor sign convention",
+        "enumeration": [{"value": 1, "name": "IEC"}, {"value": 2, "name": "IEEE"}],
+        "mandatory": False,
+        "section": "",
+    }
+
+
+def test_a_binary_point_gives_its_two_states_as_its_enumeration() -> None:
+    islanded = profile_of(small_map()).bi[0]
+    assert islanded.index == 25 and islanded.label == "Islanded mode"
+    assert [(e.value, e.name) for e in islanded.enumeration or []] == [
+        (0, "Isochronous"),
+        (1, "Droop"),
+    ]
+    assert profile_of(small_map()).bi[3].enumeration is None  # BI200 names no states
+
+
+def test_demo_profile_sections_and_mandatory() -> None:
+    profile = profile_of(demo_map())
+    assert profile.demo
+    meter = next(p for p in profile.ai if p.index == 537)
+    assert (meter.section, meter.mandatory) == ("System meter", True)
+    assert len(profile.ao) == len(demo_map().by_kind("AO"))
+
+
+def test_function_records_give_settings_with_units_and_ranges() -> None:
+    records = {r.key: r for r in function_records(demo_map())}
+    pf = records["constant_power_factor"]
+    assert (pf.supports, pf.enable, pf.enabled) == ("BI47", "BO28", "BI80")
+    setpoint = next(s for s in pf.settings if s.address == "AO210")
+    # 0..100 transmitted, x 0.01: a power factor of 0 to 1.
+    assert (setpoint.minimum, setpoint.maximum, setpoint.multiplier) == (0, 100, 0.01)
+    assert (setpoint.low, setpoint.high, setpoint.readback) == (0.0, 1.0, "AI288")
+    target = next(s for s in records["charge_discharge"].settings if s.address == "AO93")
+    assert (target.units, target.low, target.high) == ("%", -100.0, 100.0)
+    assert records["volt_var"].curve_types == [2]
+    data = orjson.loads(orjson.dumps(records["volt_var"]))
+    assert data["settings"][0]["address"] == "AO212"
