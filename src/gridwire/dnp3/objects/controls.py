@@ -6,6 +6,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 from gridwire.dnp3.errors import EncodeError
+from gridwire.dnp3.objects.records import Crob
 
 
 class CommandStatus(IntEnum):
@@ -100,3 +101,46 @@ def describe_control_code(code: int) -> str:
     if code & QUEUE_BIT:
         base += "|QUEUE"
     return base
+
+
+# Names by octet, computed once so decoders look them up: a command status occupies bits 0-6
+# of its octet (bit 7 is reserved in g12/g41, the commanded state in g13).
+STATUS_NAMES: tuple[str, ...] = tuple(CommandStatus.name_of(octet & 0x7F) for octet in range(256))
+OP_NAMES: tuple[str, ...] = tuple(describe_control_code(octet) for octet in range(256))
+
+
+def status_code(status: str | int) -> int:
+    """The code of a command status given by name (``SUCCESS``, ``UNDEFINED_42``) or number."""
+    if isinstance(status, int):
+        if not 0 <= status <= 0x7F:
+            raise EncodeError(f"command status {status} is out of range 0-127")
+        return status
+    name = status.strip().upper()
+    try:
+        return CommandStatus[name].value
+    except KeyError:
+        pass
+    prefix = "UNDEFINED_"
+    if name.startswith(prefix) and name[len(prefix) :].isdigit():
+        return status_code(int(name[len(prefix) :]))
+    raise EncodeError(f"unknown command status {status!r}")
+
+
+def crob(
+    operation: str | bool | int,
+    *,
+    count: int = 1,
+    on_ms: int = 100,
+    off_ms: int = 100,
+    status: str = "SUCCESS",
+) -> Crob:
+    """A control relay output block for an operation by name, True/False (latch on/off) or a
+    raw control code octet; one operation of 100 ms on and 100 ms off unless told."""
+    code = (
+        operation
+        if isinstance(operation, int) and not isinstance(operation, bool)
+        else (control_code(operation))
+    )
+    if not 0 <= code <= 0xFF:
+        raise EncodeError(f"control code {code} does not fit one octet")
+    return Crob(code, OP_NAMES[code], count, on_ms, off_ms, status)

@@ -1,0 +1,152 @@
+"""The generic codec of fixed-size layouts, compiled from a variation's fields.
+
+For each variation the table declares, :func:`fixed_codec` builds (once, on first use) a
+struct format and Python source for two decoders and one encoder row function from the
+field expressions of :mod:`.fields`, and compiles them. A decoder is a single list
+comprehension over ``struct.iter_unpack`` that constructs each :class:`DnpObject`
+positionally, with flag names and status names looked up in prebuilt tables: this is what
+makes decoding fast (well over a million g30v1 objects a second on one core). Nothing is
+lazy: every object is built when the fragment is parsed.
+
+IEEE singles: after decoding, any NaN single is rebuilt from its octets (:mod:`.singles`),
+and the encoder writes singles through their bit pattern.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields
+from functools import cache
+from typing import Any
+
+from gridwire.dnp3.errors import EncodeError
+from gridwire.dnp3.objects.controls import OP_NAMES, STATUS_NAMES, status_code
+from gridwire.dnp3.objects.flags import double_bit_code, flag_names
+from gridwire.dnp3.objects.records import DnpObject
+from gridwire.dnp3.objects.singles import single_bits, single_from_octets
+from gridwire.dnp3.objects.table import Variation
+from gridwire.dnp3.objects.times import UNIT_NAMES, unit_code
+
+Buffer = bytes | memoryview
+Ranged = Callable[[Buffer, Iterable[int | None], int | None, bool | None], list[DnpObject]]
+Prefixed = Callable[[Buffer, struct.Struct, int | None, bool | None], list[DnpObject]]
+Row = Callable[[int | None, Any, int, int | None, int | None], tuple[Any, ...]]
+
+_INDEX_CODES = {1: "B", 2: "H", 4: "I"}
+
+
+@dataclass(frozen=True, slots=True)
+class FixedCodec:
+    """A fixed-size variation's compiled decoders and encoder row."""
+
+    size: int
+    read: struct.Struct  # one object, as it is read
+    write: struct.Struct  # one object, as it is written
+    ranged: Ranged  # objects for the given indexes (None for count qualifiers)
+    prefixed: Prefixed  # objects each led by an index prefix (the struct passed in)
+    row: Row  # an item's slot values: row(index, value, flags, time_ms, cto_base)
+    prefix_read: dict[int, struct.Struct]  # index prefix width -> prefix + object, read
+    prefix_write: dict[int, struct.Struct]  # the same, written
+
+
+def exact_octets(value: bytes, length: int) -> bytes:
+    """``value`` when it is ``length`` octets long (struct would pad or cut it silently)."""
+    if len(value) != length:
+        raise EncodeError(f"{len(value)} octets given for an octet string of {length}")
+    return value
+
+
+def _namespace(decl: Variation) -> dict[str, Any]:
+    return {
+        "O": DnpObject,
+        "R": decl.record,
+        "FL": flag_names(decl.point_type) if decl.carries_flags and decl.point_type else None,
+        "DBC": double_bit_code,
+        "ST": STATUS_NAMES,
+        "SC": status_code,
+        "OPN": OP_NAMES,
+        "UN": UNIT_NAMES,
+        "UNC": unit_code,
+        "N32": single_from_octets,
+        "F32": single_bits,
+        "OCT": exact_octets,
+    }
+
+
+def _source(decl: Variation) -> tuple[str, str, str, int]:
+    """Python source of the two decoders and the row encoder; and the object's size."""
+    slots: list[str] = []
+    roles: dict[str, str] = {}
+    parts: dict[str, str] = {}
+    writes: list[str] = []
+    nan_fixes: list[tuple[int, str]] = []
+    offset = 0
+    for fld in decl.fields:
+        names = [f"a{len(slots) + k}" for k in range(fld.slots)]
+        slots += names
+        for role, template in fld.reads:
+            expression = template.format(*names)
+            if role.startswith("part:"):
+                parts[role[5:]] = expression
+            else:
+                roles[role] = expression
+            if fld.float32:
+                path = f"o.value.{role[5:]}" if role.startswith("part:") else "o.value"
+                nan_fixes.append((offset, path))
+        if fld.write:
+            writes.append(fld.write)
+        offset += fld.size
+    if decl.record is not None and decl.record is not str:
+        order = [f.name for f in fields(decl.record)]
+        roles["value"] = "R(" + ", ".join(parts[name] for name in order) + ")"
+    sync = roles.get("sync", repr(decl.synchronized))
+    construct = (
+        f"O({decl.point_type!r}, {decl.group}, {decl.variation}, i, None, {roles.get('value', 'None')}, "
+        f"{roles.get('flags', 'None')}, {roles.get('time', 'None')}, {sync}, {decl.event})"
+    )
+    unpacked = ", ".join(slots)
+    fix = "".join(
+        f"    for k, o in enumerate(out):\n"
+        f"        x = {path}\n"
+        f"        if x != x:\n"
+        f"            {path} = N32(block, k * ({offset} + lead) + lead + {at})\n"
+        for at, path in nan_fixes
+    )
+    ranged = (
+        "def ranged(block, indices, base, sync):\n"
+        f"    out = [{construct} for i, ({unpacked},) in zip(indices, S.iter_unpack(block))]\n"
+        "    lead = 0\n"
+        f"{fix}"
+        "    return out\n"
+    )
+    prefixed = (
+        "def prefixed(block, P, base, sync):\n"
+        f"    out = [{construct} for i, {unpacked} in P.iter_unpack(block)]\n"
+        f"    lead = P.size - {offset}\n"
+        f"{fix}"
+        "    return out\n"
+    )
+    row = f"def row(i, v, f, t, base):\n    return ({', '.join(writes)},)\n"
+    return ranged, prefixed, row, offset
+
+
+@cache
+def fixed_codec(decl: Variation) -> FixedCodec:
+    """The compiled codec of a fixed-size variation (built on first use, then cached)."""
+    read_code = "".join(f.read_code for f in decl.fields)
+    write_code = "".join(f.write_code for f in decl.fields)
+    read = struct.Struct("<" + read_code)
+    namespace = _namespace(decl) | {"S": read}
+    ranged, prefixed, row, size = _source(decl)
+    exec(compile(ranged + prefixed + row, f"<g{decl.group}v{decl.variation}>", "exec"), namespace)
+    return FixedCodec(
+        size=size,
+        read=read,
+        write=struct.Struct("<" + write_code),
+        ranged=namespace["ranged"],
+        prefixed=namespace["prefixed"],
+        row=namespace["row"],
+        prefix_read={w: struct.Struct("<" + c + read_code) for w, c in _INDEX_CODES.items()},
+        prefix_write={w: struct.Struct("<" + c + write_code) for w, c in _INDEX_CODES.items()},
+    )
