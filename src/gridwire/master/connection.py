@@ -1,0 +1,137 @@
+"""The I/O edge: one TCP or TLS connection to an outstation.
+
+Octets received are handed, in order and as they arrive, to the session's ``on_data``
+callback (the connection's single receive path: asyncio calls the protocol's
+``data_received`` on the loop, with no task switch per chunk); the end of the connection is
+reported once to ``on_lost``. Writes go straight to the transport.
+
+Octets that arrive before the session has taken the connection (an outstation may send its
+first unsolicited response the moment it accepts) are held until :meth:`Connection.start`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections.abc import Callable
+
+from gridwire.errors import ConnectionFailed
+from gridwire.master.settings import TlsSettings
+
+Address = tuple[str, int]
+
+
+def tls_context(tls: TlsSettings) -> ssl.SSLContext:
+    """A client context: TLS 1.2 or later, the outstation's certificate checked against
+    ``ca``, our own certificate and key offered."""
+    try:
+        ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=tls.ca)
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+        ctx.load_cert_chain(tls.certificate, tls.key)
+    except (OSError, ssl.SSLError, ValueError) as exc:
+        raise ConnectionFailed(f"TLS settings cannot be used: {exc}") from None
+    return ctx
+
+
+class _Protocol(asyncio.Protocol):
+    def __init__(
+        self, on_data: Callable[[bytes], None], on_lost: Callable[[str | None], None]
+    ) -> None:
+        self._on_data = on_data
+        self._on_lost = on_lost
+        self._held: list[bytes] | None = []
+        self.done = asyncio.get_running_loop().create_future()
+
+    def start(self) -> None:
+        held, self._held = self._held, None
+        if held:
+            self._on_data(b"".join(held))
+
+    def data_received(self, data: bytes) -> None:
+        if self._held is not None:
+            self._held.append(data)
+        else:
+            self._on_data(data)
+
+    def eof_received(self) -> bool:
+        return False  # close our side too
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+        self._on_lost(str(exc) if exc is not None else None)
+
+
+class Connection:
+    """An open connection; ``local`` and ``remote`` are the socket's two ends."""
+
+    def __init__(
+        self, transport: asyncio.Transport, protocol: _Protocol, local: Address, remote: Address
+    ) -> None:
+        self._transport = transport
+        self._protocol = protocol
+        self.local = local
+        self.remote = remote
+
+    def start(self) -> None:
+        """Deliver what arrived so far, and from now on each chunk as it arrives."""
+        self._protocol.start()
+
+    @property
+    def is_open(self) -> bool:
+        return not self._transport.is_closing()
+
+    def write(self, data: bytes) -> None:
+        if not self._transport.is_closing():
+            self._transport.write(data)
+
+    def close(self) -> None:
+        self._transport.close()
+
+    async def wait_closed(self, within: float = 5.0) -> None:
+        try:
+            await asyncio.wait_for(asyncio.shield(self._protocol.done), within)
+        except TimeoutError:
+            self._transport.abort()
+
+
+async def open_connection(
+    host: str,
+    port: int,
+    *,
+    tls: TlsSettings | None,
+    on_data: Callable[[bytes], None],
+    on_lost: Callable[[str | None], None],
+    within: float = 5.0,
+) -> Connection:
+    """Connect to ``host:port`` (over TLS when ``tls`` is given); ConnectionFailed with the
+    reason when it cannot be done within ``within`` seconds."""
+    loop = asyncio.get_running_loop()
+    ctx = tls_context(tls) if tls is not None else None
+    server_hostname = (tls.server_name or host) if tls is not None else None
+    where = f"{host}:{port}" + (" (TLS)" if tls is not None else "")
+    try:
+        transport, protocol = await asyncio.wait_for(
+            loop.create_connection(
+                lambda: _Protocol(on_data, on_lost),
+                host,
+                port,
+                ssl=ctx,
+                server_hostname=server_hostname,
+            ),
+            within,
+        )
+    except TimeoutError:
+        raise ConnectionFailed(f"cannot connect to {where}: no answer in {within:g} s") from None
+    except (OSError, ssl.SSLError, ValueError) as exc:
+        raise ConnectionFailed(f"cannot connect to {where}: {exc}") from None
+    local = _address(transport.get_extra_info("sockname"), ("127.0.0.1", 0))
+    remote = _address(transport.get_extra_info("peername"), (host, port))
+    assert isinstance(transport, asyncio.Transport)
+    return Connection(transport, protocol, local, remote)
+
+
+def _address(value: object, default: Address) -> Address:
+    if isinstance(value, tuple) and len(value) >= 2:
+        return (str(value[0]), int(value[1]))
+    return default

@@ -1,0 +1,425 @@
+"""The master's Python API: :class:`Master`, one asyncio object for every outstation.
+
+Every operation names its outstation; an unknown name is a RequestError that names it, an
+outstation not connected a ConnectionFailed, an operation that commands an outstation a
+NotAllowed unless the master was created with ``allow_control``. An outstation that does not
+answer is not an error: the exchange ends with outcome ``timeout``.
+
+Each outstation has its own :class:`Session` (one request in flight, others wait their turn
+in order); outstations run in parallel. Updates go out on :attr:`Master.bus`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gridwire.capture import RotatingPcapWriter
+from gridwire.der.pointmap import PointMap
+from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.dnp3.errors import DecodeError
+from gridwire.dnp3.objects.records import DnpObject
+from gridwire.errors import NotAllowed, RequestError
+from gridwire.master import controls, gate, timesync
+from gridwire.master.bus import EventBus
+from gridwire.master.clock import SystemClock
+from gridwire.master.conditions import (
+    EventCondition,
+    IndicationCondition,
+    ValueCondition,
+    Watch,
+    condition_from,
+    wait,
+)
+from gridwire.master.records import (
+    CaptureResult,
+    Exchange,
+    FrameRecord,
+    OperateResult,
+    OutstationStatus,
+    RepeatStatus,
+    Status,
+    StoredValue,
+    TimeSyncResult,
+    WaitResult,
+)
+from gridwire.master.scans import (
+    SCAN_KINDS,
+    clear_restart_body,
+    freeze_request,
+    read_body,
+    scan_body,
+    unsolicited_body,
+)
+from gridwire.master.session import Session
+from gridwire.master.session_protocol import Clock
+from gridwire.master.settings import OutstationSettings, TaskSettings
+from gridwire.master.trace import DEFAULT_MASTER, DEFAULT_OUTSTATION
+
+log = logging.getLogger("gridwire.master")
+
+ProfileSource = Callable[[str], PointMap]
+"""Given an outstation's ``profile`` setting, the point map that names its points
+(RequestError for a profile it does not know)."""
+
+BROADCAST_ADDRESSES: dict[str, int] = {
+    "no_confirm": 0xFFFD,
+    "shall_confirm": 0xFFFE,
+    "optional_confirm": 0xFFFF,
+}
+CLEARABLE = ("frames", "events", "values")
+
+
+class Master:
+    """A DNP3 master for any number of outstations, on one asyncio loop."""
+
+    def __init__(
+        self,
+        *,
+        allow_control: bool = False,
+        clock: Clock | None = None,
+        capture: Path | None = None,
+        capture_max_bytes: int = 64 << 20,
+        capture_keep: int = 5,
+        trace_limit: int = 10_000,
+        event_limit: int = 10_000,
+        profiles: ProfileSource | None = None,
+    ) -> None:
+        self.allow_control = allow_control
+        self.clock: Clock = clock or SystemClock()
+        self.bus = EventBus()
+        self._trace_limit = trace_limit
+        self._event_limit = event_limit
+        self._profiles = profiles
+        self._capture = (
+            RotatingPcapWriter(capture, capture_max_bytes, capture_keep)
+            if capture is not None
+            else None
+        )
+        self._sessions: dict[str, Session] = {}
+        self._maps: dict[str, PointMap] = {}
+
+    # --- outstations ----------------------------------------------------------------------
+
+    def session(self, outstation: str) -> Session:
+        """The outstation's session; RequestError naming an outstation nobody added."""
+        session = self._sessions.get(outstation)
+        if session is None:
+            raise RequestError(f"unknown outstation {outstation!r}")
+        return session
+
+    def point_map(self, outstation: str) -> PointMap | None:
+        """The point map of the outstation's profile, or None when it has none."""
+        self.session(outstation)
+        return self._maps.get(outstation)
+
+    def status(self) -> Status:
+        return Status(
+            allow_control=self.allow_control,
+            outstations=[s.status() for s in self._sessions.values()],
+        )
+
+    async def add(self, settings: OutstationSettings) -> OutstationStatus:
+        """Add an outstation and connect to it; answers once connected.
+
+        The outstation stays added when the connection cannot be made (ConnectionFailed is
+        raised; ``connect`` tries again)."""
+        if settings.name in self._sessions:
+            raise RequestError(f"outstation {settings.name!r} was already added")
+        settings.effective_tasks(self.allow_control)  # NotAllowed / RequestError first
+        point_map = None
+        if settings.profile is not None:
+            if self._profiles is None:
+                raise RequestError(f"profile {settings.profile!r}: no profiles are known")
+            point_map = self._profiles(settings.profile)
+        session = Session(
+            settings,
+            allow_control=self.allow_control,
+            clock=self.clock,
+            bus=self.bus,
+            trace_limit=self._trace_limit,
+            event_limit=self._event_limit,
+            capture=self._capture,
+            name_of=point_map.name_of if point_map is not None else None,
+        )
+        self._sessions[settings.name] = session
+        if point_map is not None:
+            self._maps[settings.name] = point_map
+        self.bus.publish("outstations", {})
+        try:
+            await session.connect()
+        finally:
+            for kind, interval in settings.schedules().items():
+                session.schedules.set(kind, interval)
+        return session.status()
+
+    async def remove(self, outstation: str) -> OutstationStatus:
+        """Close the outstation's connection and forget it."""
+        session = self.session(outstation)
+        await session.close()
+        self._sessions.pop(outstation, None)
+        self._maps.pop(outstation, None)
+        self.bus.publish("outstations", {})
+        return session.status()
+
+    async def connect(self, outstation: str, wait: float | None = None) -> OutstationStatus:
+        """Connect (with ``wait``: trying once a second for that many seconds)."""
+        if wait is not None and wait < 0:
+            raise RequestError(f"wait {wait} is negative")
+        session = self.session(outstation)
+        await session.connect(wait)
+        return session.status()
+
+    async def disconnect(self, outstation: str) -> OutstationStatus:
+        session = self.session(outstation)
+        await session.disconnect()
+        return session.status()
+
+    async def idle(self, outstation: str) -> OutstationStatus:
+        """Wait until nothing the master does unasked is due or under way."""
+        session = self.session(outstation)
+        await session.idle()
+        return session.status()
+
+    def set_tasks(self, outstation: str, tasks: dict[str, Any]) -> TaskSettings:
+        """Merge ``tasks`` into the outstation's; a due task turned off is not done."""
+        return self.session(outstation).set_tasks(tasks)
+
+    async def close(self) -> None:
+        """Disconnect every outstation and stop everything."""
+        for session in list(self._sessions.values()):
+            await session.close()
+        self._sessions.clear()
+        self._maps.clear()
+        if self._capture is not None:
+            self._capture.close()
+        self.bus.close()
+
+    # --- reading --------------------------------------------------------------------------
+
+    async def scan(self, outstation: str, kind: str) -> Exchange:
+        """One read: integrity, events, class0, class1, class2, class3 or outputs."""
+        body = scan_body(kind)
+        return await self._exchange(outstation, FunctionCode.READ, body)
+
+    async def read(self, outstation: str, points: dict[str, list[int | str]]) -> Exchange:
+        """One READ of range headers (variation 0) for the points named by type."""
+        body = read_body(points)
+        return await self._exchange(outstation, FunctionCode.READ, body)
+
+    def values(self, outstation: str) -> list[StoredValue]:
+        return self.session(outstation).store.values(self.clock.monotonic())
+
+    def events(self, outstation: str) -> list[DnpObject]:
+        return self.session(outstation).events.items()
+
+    async def wait_for(
+        self,
+        outstation: str,
+        timeout: float,  # noqa: ASYNC109 - the contract names it; nothing is sent meanwhile
+        *,
+        value: ValueCondition | dict[str, Any] | None = None,
+        event: EventCondition | dict[str, Any] | None = None,
+        indication: IndicationCondition | dict[str, Any] | None = None,
+    ) -> WaitResult:
+        """Wait until the condition holds or ``timeout`` seconds pass; nothing is sent."""
+        if timeout < 0:
+            raise RequestError(f"timeout {timeout} is negative")
+        session = self.session(outstation)
+        condition = condition_from(value, event, indication)
+        watch = Watch(condition, session.store, session.events)
+        return await wait(
+            watch,
+            timeout,
+            indications=lambda: session.indications,
+            changed=session.changed,
+            clock=self.clock,
+        )
+
+    # --- requests -------------------------------------------------------------------------
+
+    async def request(self, outstation: str, function: str, body: bytes = b"") -> Exchange:
+        """Any request by function code name, with ``body`` as its object data."""
+        code = _function(function)
+        if code.is_response:
+            raise RequestError(f"{code.name} is a response, not a request")
+        self.session(outstation)
+        self._require_control(code.name, outstation, gate.commands(code))
+        return await self._exchange(outstation, code, body)
+
+    async def operate(
+        self,
+        outstation: str,
+        points: dict[str, dict[str, object]],
+        mode: str = "direct",
+        variation: int | None = None,
+    ) -> OperateResult:
+        session = self.session(outstation)
+        self._require_control("operate", outstation)
+        result = await controls.operate(
+            session, points, mode, variation, self._maps.get(outstation)
+        )
+        log.info(
+            "operate %s %s mode=%s variation=%s: accepted=%s statuses=%s",
+            outstation,
+            points,
+            mode,
+            variation,
+            result.accepted,
+            [(s.type, s.index, s.status) for s in result.statuses],
+        )
+        return result
+
+    async def write_time(self, outstation: str) -> Exchange:
+        session = self.session(outstation)
+        self._require_control("write_time", outstation)
+        exchange = await timesync.write_time(session)
+        self._log_command("write_time", outstation, exchange)
+        return exchange
+
+    async def clear_restart(self, outstation: str) -> Exchange:
+        self._require_control("clear_restart", outstation)
+        exchange = await self._exchange(outstation, FunctionCode.WRITE, clear_restart_body())
+        self._log_command("clear_restart", outstation, exchange)
+        return exchange
+
+    async def synchronize_time(self, outstation: str, procedure: str = "lan") -> TimeSyncResult:
+        if procedure not in ("lan", "non_lan"):
+            raise RequestError(f"procedure {procedure!r} is not lan or non_lan")
+        session = self.session(outstation)
+        self._require_control("synchronize_time", outstation)
+        result = await timesync.synchronize_time(session, procedure)
+        log.info(
+            "synchronize_time %s %s: written=%s accepted=%s time_ms=%s delay_ms=%s",
+            outstation,
+            procedure,
+            result.written,
+            result.accepted,
+            result.time_ms,
+            result.delay_ms,
+        )
+        return result
+
+    async def freeze(self, outstation: str, clear: bool = False, no_ack: bool = False) -> Exchange:
+        """Freeze every counter (IMMED_FREEZE, FREEZE_CLEAR, or their no-ack forms)."""
+        function, body = freeze_request(bool(clear), bool(no_ack))
+        self._require_control("freeze", outstation)
+        exchange = await self._exchange(outstation, function, body)
+        self._log_command("freeze", outstation, exchange)
+        return exchange
+
+    async def restart(self, outstation: str, kind: str = "cold") -> Exchange:
+        functions = {"cold": FunctionCode.COLD_RESTART, "warm": FunctionCode.WARM_RESTART}
+        function = functions.get(kind)
+        if function is None:
+            raise RequestError(f"restart kind {kind!r} is not cold or warm")
+        self._require_control("restart", outstation)
+        exchange = await self._exchange(outstation, function)
+        self._log_command(f"restart {kind}", outstation, exchange)
+        return exchange
+
+    async def broadcast(
+        self,
+        outstation: str,
+        function: str,
+        body: bytes = b"",
+        address: str = "optional_confirm",
+    ) -> Exchange:
+        """A request to a broadcast address on the outstation's connection (outcome sent)."""
+        code = _function(function)
+        destination = BROADCAST_ADDRESSES.get(address)
+        if destination is None:
+            known = ", ".join(BROADCAST_ADDRESSES)
+            raise RequestError(f"broadcast address {address!r} is not one of {known}")
+        if code.is_response:
+            raise RequestError(f"{code.name} is a response, not a request")
+        session = self.session(outstation)
+        self._require_control(f"broadcast {code.name}", outstation, gate.commands(code))
+        result = await session.exchange(code, body, broadcast=destination)
+        if gate.commands(code):
+            self._log_command(f"broadcast {code.name}", outstation, result.record)
+        return result.record
+
+    async def enable_unsolicited(self, outstation: str, classes: list[int]) -> Exchange:
+        body = unsolicited_body(classes)
+        return await self._exchange(outstation, FunctionCode.ENABLE_UNSOLICITED, body)
+
+    async def disable_unsolicited(self, outstation: str, classes: list[int]) -> Exchange:
+        body = unsolicited_body(classes)
+        return await self._exchange(outstation, FunctionCode.DISABLE_UNSOLICITED, body)
+
+    async def repeat(
+        self, outstation: str, kind: str | None, interval: float | None
+    ) -> RepeatStatus:
+        """Scan ``kind`` every ``interval`` seconds; interval None ends that schedule, kind
+        None ends every one. A new schedule abandons the scan the old one has under way."""
+        session = self.session(outstation)
+        if kind is None:
+            session.schedules.close()
+            return RepeatStatus(session.schedules.as_dict())
+        if kind not in SCAN_KINDS:
+            raise RequestError(f"unknown scan kind {kind!r} (one of {', '.join(SCAN_KINDS)})")
+        if interval is not None and not interval > 0:
+            raise RequestError(f"interval {interval} must be more than 0 seconds")
+        session.schedules.set(kind, interval)
+        return RepeatStatus(session.schedules.as_dict())
+
+    # --- what was seen --------------------------------------------------------------------
+
+    def trace(self, outstation: str, after: int = 0) -> list[FrameRecord]:
+        return self.session(outstation).frames.after(after)
+
+    def capture(self, outstation: str, after: int = 0) -> CaptureResult:
+        """The frames kept as a pcap file (base64), framed as the outstation's connection."""
+        session = self.session(outstation)
+        local, remote = session.endpoints or (DEFAULT_MASTER, DEFAULT_OUTSTATION)
+        return session.frames.pcap(after, master=local, outstation=remote)
+
+    def clear(self, outstation: str, what: str = "frames") -> int:
+        """Forget the frames, events or values kept; how many were forgotten."""
+        session = self.session(outstation)
+        if what == "frames":
+            return session.frames.clear()
+        if what == "events":
+            return session.events.clear()
+        if what == "values":
+            return session.store.clear()
+        raise RequestError(f"clear: {what!r} is not one of {', '.join(CLEARABLE)}")
+
+    def deviate(self, outstation: str, deviations: dict[str, object]) -> dict[str, object]:
+        """Turn named deviations on or off; returns those on."""
+        return self.session(outstation).deviations.set(deviations)
+
+    # --- helpers --------------------------------------------------------------------------
+
+    async def _exchange(
+        self, outstation: str, function: FunctionCode, body: bytes = b""
+    ) -> Exchange:
+        result = await self.session(outstation).exchange(function, body)
+        return result.record
+
+    def _require_control(self, operation: str, outstation: str, commands: bool = True) -> None:
+        if commands and not self.allow_control:
+            log.warning("%s on %s refused: control is not allowed", operation, outstation)
+            raise NotAllowed(
+                f"{operation} commands the outstation; the master was not started with "
+                "control allowed"
+            )
+
+    def _log_command(self, operation: str, outstation: str, exchange: Exchange) -> None:
+        log.info(
+            "%s %s: outcome=%s indications=%s",
+            operation,
+            outstation,
+            exchange.outcome,
+            exchange.indications,
+        )
+
+
+def _function(name: str) -> FunctionCode:
+    try:
+        return FunctionCode.from_name(name)
+    except DecodeError as exc:
+        raise RequestError(str(exc)) from None

@@ -1,0 +1,162 @@
+"""The records the master answers with, field for field as the operations API spec lists them.
+
+Slotted dataclasses (decision D3): orjson serializes them as they are and pydantic derives
+their JSON Schema for OpenAPI. A field the spec names is never renamed or dropped here;
+fields the spec leaves open are marked as our choice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from gridwire.dnp3.app.fragments import Undecoded
+from gridwire.dnp3.objects.records import DnpObject
+
+Outcome = Literal["complete", "timeout", "sent", "abandoned"]
+
+
+@dataclass(slots=True)
+class Exchange:
+    """One request and its response."""
+
+    function: str
+    task: str | None
+    sequence: int
+    outcome: Outcome
+    fragments: int
+    indications: list[str]
+    object_count: int
+    elapsed_ms: float
+    request: str
+    undecoded: list[Undecoded]
+    objects: list[DnpObject]
+    retries: int = 0
+    broadcast: int | None = None
+
+
+@dataclass(slots=True)
+class ControlStatus:
+    """What became of one control of an operate."""
+
+    type: Literal["bo", "ao"]
+    index: int
+    name: str | None
+    variation: int
+    value: bool | int | float | str
+    status: str | None
+    echoed: bool
+
+
+@dataclass(slots=True)
+class OperateResult:
+    mode: Literal["direct", "select", "direct_no_ack"]
+    operated: bool
+    accepted: bool | None
+    statuses: list[ControlStatus]
+    exchanges: list[Exchange]
+
+
+@dataclass(slots=True)
+class TimeSyncResult:
+    written: bool
+    accepted: bool | None
+    delay_ms: float | None
+    time_ms: int | None
+    exchanges: list[Exchange]
+
+
+@dataclass(slots=True)
+class WaitResult:
+    """``point`` is the point a value condition names as it stands (None for other
+    conditions or a point never reported); ``events`` the events that satisfied an event
+    condition."""
+
+    held: bool
+    elapsed_ms: float
+    indications: list[str]
+    point: StoredValue | None = None
+    events: list[DnpObject] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class CaptureResult:
+    """``pcap`` is base64 text of a pcap file; ``frames`` how many frames it holds."""
+
+    pcap: str
+    frames: int
+
+
+@dataclass(slots=True)
+class FrameRecord:
+    """One frame sent or received (our shape: the spec leaves it open).
+
+    ``hex`` holds the octets as they crossed the wire; ``dropped`` says why octets that were
+    received could not be read as a frame (then the link fields are None); ``summary`` is a
+    one-line reading of the link, transport and application headers.
+    """
+
+    id: int
+    time_ms: float
+    direction: Literal["sent", "received"]
+    hex: str
+    summary: str
+    source: int | None = None
+    destination: int | None = None
+    link_function: str | None = None
+    dropped: str | None = None
+
+
+@dataclass(slots=True)
+class StoredValue:
+    """The latest value read of one point (our shape: the spec leaves `values` open)."""
+
+    type: str
+    index: int
+    name: str | None
+    value: Any
+    flags: list[str] | None
+    time_ms: int | None
+    event: bool
+    group: int
+    variation: int
+    age_ms: float
+
+
+@dataclass(slots=True)
+class RepeatStatus:
+    """The scans an outstation has on a schedule: kind -> interval in seconds."""
+
+    schedules: dict[str, float]
+
+
+@dataclass(slots=True)
+class OutstationStatus:
+    """Status entry of an outstation. The spec fixes ``tasks``, ``tasks_due`` and
+    ``reconnect``; the rest is our choice."""
+
+    name: str
+    host: str
+    port: int
+    state: Literal["connecting", "connected", "disconnected"]
+    connected: bool
+    tasks: dict[str, Any]
+    tasks_due: list[str]
+    reconnect: float | None
+    read_retries: int
+    manual: bool
+    confirm: bool
+    tls: bool
+    outstation_address: int
+    master_address: int
+    profile: str | None
+    indications: list[str]
+    last_error: str | None
+    schedules: dict[str, float]
+    deviations: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Status:
+    allow_control: bool
+    outstations: list[OutstationStatus]

@@ -1,0 +1,65 @@
+"""What an operation needs of an outstation's session, as a Protocol.
+
+Operations that are pure logic around exchanges (controls, time synchronization) are written
+against this, so they can be tested with a session that replays literal octets and run by
+the master's real session unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from gridwire.dnp3.app.fragments import Response
+from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.master.records import Exchange
+
+
+class Clock(Protocol):
+    def wall_ms(self) -> float:
+        """Milliseconds since the epoch (UTC), the clock written into an outstation."""
+        ...
+
+    def monotonic(self) -> float:
+        """Seconds on a clock that is never stepped, for ages and timeouts."""
+        ...
+
+
+@dataclass(slots=True)
+class ExchangeResult:
+    """An exchange as its record, plus what the operations built on it must know.
+
+    ``sent_ms`` is the wall-clock time the request's last octet was handed to the
+    connection; ``received_ms`` the wall-clock time the first response fragment arrived
+    (None when none did). ``responses`` are the parsed response fragments in order.
+    """
+
+    record: Exchange
+    responses: list[Response]
+    sent_ms: float | None
+    received_ms: float | None
+
+
+class SessionLike(Protocol):
+    """One outstation as an operation sees it."""
+
+    name: str
+    allow_control: bool
+    clock: Clock
+
+    async def exchange(
+        self,
+        function: FunctionCode,
+        body: bytes = b"",
+        *,
+        task: str | None = None,
+        broadcast: int | None = None,
+    ) -> ExchangeResult:
+        """Send one request (the session picks the sequence number) and wait for its end.
+
+        Never sends the request twice (only a READ that timed out with nothing received is
+        repeated, and only as the outstation's ``read_retries`` allow). Raises
+        ConnectionFailed when there is no connection, NotAllowed when the function commands
+        and control is not allowed.
+        """
+        ...

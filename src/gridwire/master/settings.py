@@ -1,0 +1,161 @@
+"""How an outstation is to be looked after: its address, connection, and the tasks the master
+does by itself (pydantic v2 models; the operations service uses them as its parameter models).
+
+``OutstationSettings.tasks`` is the partial choice a caller gave; the tasks in force are
+worked out by :func:`effective_tasks` from that choice, ``manual`` and whether the master may
+command (the two writing tasks are off, and refused by name, without control).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from gridwire.errors import NotAllowed, RequestError
+
+TASK_NAMES = (
+    "startup",
+    "clear_restart",
+    "write_time",
+    "events_when_indicated",
+    "integrity_on_overflow",
+    "enable_unsolicited",
+)
+# The tasks that write to the outstation: only a master allowed to command may run them.
+WRITING_TASKS = frozenset({"clear_restart", "write_time"})
+
+
+class TaskSettings(BaseModel):
+    """The tasks in force for one outstation."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    startup: bool = True
+    clear_restart: bool = False
+    write_time: bool = False
+    events_when_indicated: bool = True
+    integrity_on_overflow: bool = True
+    enable_unsolicited: list[int] = Field(default_factory=list)
+
+    @field_validator("enable_unsolicited")
+    @classmethod
+    def _classes(cls, value: list[int]) -> list[int]:
+        for c in value:
+            if c not in (1, 2, 3):
+                raise ValueError(f"event class {c} is not 1, 2 or 3")
+        return sorted(set(value))
+
+    @classmethod
+    def defaults(cls, allow_control: bool) -> TaskSettings:
+        """Every task at its default: the writing tasks on only when control is allowed."""
+        return cls(clear_restart=allow_control, write_time=allow_control)
+
+    @classmethod
+    def none(cls) -> TaskSettings:
+        """Every task off (what ``manual`` starts from)."""
+        return cls(
+            startup=False,
+            clear_restart=False,
+            write_time=False,
+            events_when_indicated=False,
+            integrity_on_overflow=False,
+            enable_unsolicited=[],
+        )
+
+    def merged(self, changes: dict[str, Any], allow_control: bool) -> TaskSettings:
+        """These tasks with ``changes`` laid over them.
+
+        RequestError for an unknown task or a value of the wrong kind; NotAllowed for turning
+        on a writing task without control (turning one off is always accepted).
+        """
+        unknown = sorted(set(changes) - set(TASK_NAMES))
+        if unknown:
+            raise RequestError(
+                f"unknown task {', '.join(unknown)} (tasks: {', '.join(TASK_NAMES)})"
+            )
+        for name in sorted(WRITING_TASKS & set(changes)):
+            if changes[name] is True and not allow_control:
+                raise NotAllowed(
+                    f"task {name} writes to the outstation; the master was not started "
+                    "with control allowed"
+                )
+        try:
+            return TaskSettings.model_validate({**self.model_dump(), **changes}, strict=True)
+        except ValidationError as exc:
+            raise RequestError(f"tasks: {_first_error(exc)}") from None
+
+
+class TlsSettings(BaseModel):
+    """TLS to the outstation: files on this machine, and the name its certificate carries."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ca: str
+    certificate: str
+    key: str
+    server_name: str | None = None
+
+
+class OutstationSettings(BaseModel):
+    """An outstation as given to ``add``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    host: str = Field(min_length=1)
+    port: int = Field(ge=1, le=65535)
+    tasks: dict[str, Any] = Field(default_factory=dict)
+    manual: bool = False
+    confirm: bool | None = None
+    reconnect: float | None = Field(default=5.0, gt=0)
+    read_retries: int = Field(default=0, ge=0, le=100)
+    tls: TlsSettings | None = None
+    outstation_address: int = Field(default=1024, ge=0, le=0xFFEF)
+    master_address: int = Field(default=1, ge=0, le=0xFFEF)
+    response_timeout: float = Field(default=5.0, gt=0)
+    profile: str | None = None
+    integrity_interval: float | None = Field(default=None, gt=0)
+    event_interval: float | None = Field(default=None, gt=0)
+    output_interval: float | None = Field(default=None, gt=0)
+    # Our addition: the procedure the write_time task uses on NEED_TIME.
+    time_procedure: Literal["lan", "non_lan"] = "lan"
+
+    @field_validator("tasks")
+    @classmethod
+    def _task_names(cls, value: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(value) - set(TASK_NAMES))
+        if unknown:
+            raise ValueError(f"unknown task {', '.join(unknown)}")
+        return value
+
+    @property
+    def confirms(self) -> bool:
+        """Whether the master confirms what the outstation asks it to (off under ``manual``
+        unless ``confirm`` says otherwise)."""
+        return self.confirm if self.confirm is not None else not self.manual
+
+    def effective_tasks(self, allow_control: bool) -> TaskSettings:
+        return effective_tasks(self, allow_control)
+
+    def schedules(self) -> dict[str, float]:
+        """The periodic scans these settings ask for: scan kind -> interval in seconds."""
+        chosen = (
+            ("integrity", self.integrity_interval),
+            ("events", self.event_interval),
+            ("outputs", self.output_interval),
+        )
+        return {kind: interval for kind, interval in chosen if interval is not None}
+
+
+def effective_tasks(settings: OutstationSettings, allow_control: bool) -> TaskSettings:
+    """The tasks in force: the defaults (or all off under ``manual``) with the given choices
+    laid over them."""
+    base = TaskSettings.none() if settings.manual else TaskSettings.defaults(allow_control)
+    return base.merged(settings.tasks, allow_control)
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where}: {err['msg']}" if where else str(err["msg"])

@@ -1,0 +1,135 @@
+"""A session that replays literal response octets, for the operations written against
+:class:`gridwire.master.session_protocol.SessionLike` (controls, time synchronization).
+
+It numbers requests as the real session does (application sequence from 0, modulo 16),
+applies the wire gate, records every request fragment it was asked to send, and answers each
+request that expects a response with the next scripted :class:`Reply`: response fragments
+given as octets (parsed by the protocol core, their sequence numbers checked against the
+request's) or nothing (a timeout). It never sends a request twice, so a test can count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gridwire.dnp3 import requests
+from gridwire.dnp3.app.fragments import Response, parse_response
+from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.errors import ConnectionFailed
+from gridwire.master import gate
+from gridwire.master.records import Exchange, Outcome
+from gridwire.master.session_protocol import ExchangeResult
+
+
+class FakeClock:
+    """A clock that moves only when told."""
+
+    def __init__(self, wall_ms: float = 1_700_000_000_000.0, monotonic: float = 100.0) -> None:
+        self.wall = wall_ms
+        self.mono = monotonic
+
+    def wall_ms(self) -> float:
+        return self.wall
+
+    def monotonic(self) -> float:
+        return self.mono
+
+    def advance(self, ms: float) -> None:
+        self.wall += ms
+        self.mono += ms / 1000.0
+
+
+@dataclass
+class Reply:
+    """The answer to one request: response fragments (octets) arriving ``after_ms`` after the
+    request was sent; none is a timeout. A last fragment without FIN is a timeout too, with
+    what arrived kept."""
+
+    fragments: list[bytes] = field(default_factory=list)
+    after_ms: float = 5.0
+
+
+TIMEOUT = Reply()
+
+
+@dataclass
+class Sent:
+    function: FunctionCode
+    body: bytes
+    sequence: int
+    fragment: bytes
+    task: str | None
+    broadcast: int | None
+
+
+class FakeSession:
+    """Implements SessionLike over a script of replies."""
+
+    def __init__(
+        self,
+        replies: list[Reply] | None = None,
+        *,
+        allow_control: bool = True,
+        connected: bool = True,
+        clock: FakeClock | None = None,
+        name: str = "fake",
+    ) -> None:
+        self.name = name
+        self.allow_control = allow_control
+        self.clock = clock or FakeClock()
+        self.connected = connected
+        self.replies = list(replies or [])
+        self.sent: list[Sent] = []
+        self._seq = 0
+
+    async def exchange(
+        self,
+        function: FunctionCode,
+        body: bytes = b"",
+        *,
+        task: str | None = None,
+        broadcast: int | None = None,
+    ) -> ExchangeResult:
+        gate.check(function, self.allow_control)
+        if not self.connected:
+            raise ConnectionFailed(f"outstation {self.name} is not connected")
+        seq, self._seq = self._seq, (self._seq + 1) & 0x0F
+        fragment = requests.request(seq, function, body)
+        self.sent.append(Sent(function, body, seq, fragment, task, broadcast))
+        started = self.clock.monotonic()
+        sent_ms = self.clock.wall_ms()
+        responses: list[Response] = []
+        received_ms = None
+        outcome: Outcome = "sent"
+        if broadcast is None and function.expects_response:
+            if not self.replies:
+                raise AssertionError(f"no reply scripted for {function.name} seq {seq}")
+            reply = self.replies.pop(0)
+            self.clock.advance(reply.after_ms)
+            for n, octets in enumerate(reply.fragments):
+                response = parse_response(octets)
+                expected = (seq + n) & 0x0F
+                assert response.control.seq == expected, (
+                    f"scripted fragment has sequence {response.control.seq}, not {expected}"
+                )
+                responses.append(response)
+            if responses:
+                received_ms = self.clock.wall_ms()
+            complete = bool(responses) and responses[-1].control.fin
+            outcome = "complete" if complete else "timeout"
+        objects = [obj for r in responses for obj in r.objects]
+        record = Exchange(
+            function=function.name,
+            task=task,
+            sequence=seq,
+            outcome=outcome,
+            fragments=len(responses),
+            indications=responses[-1].iin.names if responses else [],
+            object_count=len(objects),
+            elapsed_ms=(self.clock.monotonic() - started) * 1000.0,
+            request=fragment.hex(),
+            undecoded=[u for r in responses for u in r.undecoded],
+            objects=objects,
+            broadcast=broadcast,
+        )
+        return ExchangeResult(record, responses, sent_ms, received_ms)
