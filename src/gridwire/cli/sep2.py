@@ -1,0 +1,148 @@
+"""``gridwire sep2``: the IEEE 2030.5 client with its management API.
+
+Settings come from ``--config FILE`` (TOML, or JSON by its suffix) and the flags, which
+override the file key by key. A certificate that cannot be used stops the command with one
+line; a head-end that refuses the handshake or cannot be reached is reported in one line
+each time that changes, while the API stays up and polling goes on. ``--once`` instead runs
+one round, prints the time reading as JSON and exits (1 when no Time was observed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from gridwire.errors import ConfigError
+from gridwire.sep2.api import management_app
+from gridwire.sep2.client import Sep2Client
+from gridwire.sep2.config import Sep2Config, build_config, parse_bind, read_config_file
+from gridwire.sep2.service import Sep2Service
+
+
+def register(subparsers: Any) -> None:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "sep2",
+        help="IEEE 2030.5 client: observe a head-end's clock and serve the management API",
+        description="Observe an IEEE 2030.5 head-end's Time resources over mutual TLS and "
+        "serve the management API (GET /api/v1/time, /api/v1/status, /docs).",
+    )
+    p.add_argument("--server", metavar="URL", help="head-end base URL, https://host:port")
+    p.add_argument("--tls-ca", metavar="FILE", help="CA certificate(s) of the head-end")
+    p.add_argument("--tls-certificate", metavar="FILE", help="this device's certificate")
+    p.add_argument("--tls-key", metavar="FILE", help="the device certificate's private key")
+    p.add_argument("--api-bind", metavar="HOST:PORT", help="where the management API listens")
+    p.add_argument("--dcap-path", metavar="PATH", help="DeviceCapability path (default /dcap)")
+    p.add_argument(
+        "--fsa-stale-seconds",
+        type=float,
+        metavar="N",
+        help="age beyond which an FSA's offset yields to a newer global one",
+    )
+    p.add_argument("--config", metavar="FILE", help="settings file (TOML, or .json)")
+    p.add_argument(
+        "--once",
+        action="store_true",
+        help="run one round, print the time reading as JSON and exit",
+    )
+    p.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
+        help="what to log on standard error",
+    )
+    p.set_defaults(func=run)
+
+
+def load_settings(args: argparse.Namespace) -> Sep2Config:
+    data = read_config_file(Path(args.config)) if args.config else None
+    return build_config(
+        data,
+        {
+            "server.url": args.server,
+            "server.dcap_path": args.dcap_path,
+            "server.fsa_stale_seconds": args.fsa_stale_seconds,
+            "tls.ca": args.tls_ca,
+            "tls.certificate": args.tls_certificate,
+            "tls.key": args.tls_key,
+            "api.bind": args.api_bind,
+        },
+    )
+
+
+def _logging(level: str) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("gridwire sep2: %(levelname)s %(message)s"))
+    root = logging.getLogger("gridwire")
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    root.propagate = False
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_settings(args)
+    if args.once:
+        _logging("error")
+        return asyncio.run(_once(config))
+    if config.api.bind is None:
+        raise ConfigError("api.bind is not set (give --api-bind HOST:PORT or api.bind)")
+    host, port = parse_bind(config.api.bind)
+    _logging(args.log_level)
+    client = Sep2Client(config)
+    listener = _listen(host, port, config.api.bind)
+    asyncio.run(_serve(client, listener, args.log_level))
+    return 0
+
+
+def _listen(host: str, port: int, setting: str) -> socket.socket:
+    """The API's listening socket, bound before anything starts so a taken port is one clear
+    line. Its protocol is IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets
+    that say so, and without it each answer waits out the peer's delayed ACK (about 40 ms)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"api.bind {setting}: cannot listen: {exc.strerror or exc}") from None
+    return sock
+
+
+async def _once(config: Sep2Config) -> int:
+    client = Sep2Client(config)
+    try:
+        reading = await client.observe_once()
+    finally:
+        await client.stop()
+    print(orjson.dumps(reading).decode())
+    return 0 if reading.available else 1
+
+
+async def _serve(client: Sep2Client, listener: socket.socket, log_level: str) -> None:
+    import uvicorn
+
+    app = management_app(Sep2Service(client))
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="off")
+    )
+    host, port = listener.getsockname()[:2]
+    logging.getLogger("gridwire.sep2").info(
+        "device LFDI %s SFDI %s; management API on http://%s:%s/docs",
+        client.identity.lfdi,
+        client.identity.sfdi,
+        host,
+        port,
+    )
+    await client.start()
+    try:
+        await server.serve(sockets=[listener])
+    finally:
+        await client.stop()

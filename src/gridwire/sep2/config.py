@@ -1,0 +1,150 @@
+"""Settings of the IEEE 2030.5 client: ``server.*``, ``tls.*`` and ``api.*``.
+
+A configuration file (TOML, or JSON when its name ends in ``.json``) may hold every setting;
+command-line flags override it key by key. Relative paths in a file are taken from the file's
+own folder. Unknown keys and values of the wrong kind are refused with the key named.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from gridwire.errors import ConfigError
+
+BASELINE_CIPHER = "ECDHE-ECDSA-AES128-CCM8"
+DEFAULT_DCAP_PATH = "/dcap"
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ServerConfig(_Settings):
+    url: str | None = Field(default=None, description="https://host:port of the head-end")
+    dcap_path: str = Field(default=DEFAULT_DCAP_PATH, description="Path of DeviceCapability")
+    fsa_stale_seconds: float | None = Field(
+        default=None,
+        gt=0,
+        description="Age beyond which an FSA's offset yields to a newer global one; by default "
+        "three intervals of the Time poll cadence, never below 3600",
+    )
+    use_server_time: bool = Field(
+        default=True, description="Apply the head-end's offset to scheduling (timebase_enabled)"
+    )
+    page_size: int = Field(default=25, ge=1, le=255, description="Entries asked for per list page")
+    timeout_seconds: float = Field(default=10.0, gt=0, description="Limit of one request")
+    retry_initial_seconds: float = Field(
+        default=1.0, gt=0, description="First wait after a failure"
+    )
+    retry_max_seconds: float = Field(
+        default=60.0, gt=0, description="Longest wait between attempts"
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _https(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme != "https" or not parts.hostname:
+            raise ValueError("must be an https:// URL with a host (IEEE 2030.5 runs over TLS)")
+        return value.rstrip("/")
+
+    @field_validator("dcap_path")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        if not value.startswith("/"):
+            raise ValueError("must be a path starting with /")
+        return value
+
+
+class TlsConfig(_Settings):
+    ca: Path | None = Field(
+        default=None, description="CA certificate(s) the head-end's chain ends in"
+    )
+    certificate: Path | None = Field(default=None, description="This device's certificate (PEM)")
+    key: Path | None = Field(default=None, description="The device certificate's private key (PEM)")
+    ciphers: list[str] = Field(
+        default_factory=list,
+        description=f"TLS 1.2 suites offered after the baseline {BASELINE_CIPHER}",
+    )
+    minimum_version: Literal["1.2", "1.3"] = Field(default="1.2", description="Oldest TLS version")
+    server_name: str | None = Field(
+        default=None, description="Name to check the head-end's cert for"
+    )
+    check_hostname: bool = Field(
+        default=True, description="Check the head-end's cert names its host"
+    )
+
+
+class ApiConfig(_Settings):
+    bind: str | None = Field(default=None, description="HOST:PORT the management API listens on")
+
+
+class Sep2Config(_Settings):
+    server: ServerConfig = ServerConfig()
+    tls: TlsConfig = TlsConfig()
+    api: ApiConfig = ApiConfig()
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The settings in ``path`` as nested mappings, with relative paths made absolute."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"config {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"config {path}: not UTF-8 text") from None
+    try:
+        data: Any = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"config {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config {path}: expected a table of settings at the top")
+    tls = data.get("tls")
+    if isinstance(tls, dict):
+        for key in ("ca", "certificate", "key"):
+            value = tls.get(key)
+            if isinstance(value, str) and value and not Path(value).is_absolute():
+                tls[key] = str((path.parent / value).resolve())
+    return data
+
+
+def build_config(
+    data: Mapping[str, Any] | None = None, overrides: Mapping[str, Any] | None = None
+) -> Sep2Config:
+    """Settings from a file's ``data`` with dotted-key ``overrides`` (``None`` values ignored)."""
+    merged: dict[str, Any] = {
+        k: dict(v) if isinstance(v, dict) else v for k, v in (data or {}).items()
+    }
+    for dotted, value in (overrides or {}).items():
+        if value is None:
+            continue
+        section, _, key = dotted.partition(".")
+        table = merged.setdefault(section, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{section}: expected a table of settings")
+        table[key] = value
+    try:
+        return Sep2Config.model_validate(merged)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"{where}: {first['msg']}") from None
+
+
+def parse_bind(text: str, setting: str = "api.bind") -> tuple[str, int]:
+    """``HOST:PORT`` (``[v6]:PORT`` for an IPv6 address) as a host and a port number."""
+    host, sep, port_text = text.rpartition(":")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise ConfigError(f"{setting} {text!r}: expected HOST:PORT, for example 127.0.0.1:8830")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    return host, int(port_text)

@@ -1,0 +1,154 @@
+"""Discovery: from DeviceCapability to the Time resources that apply to this device.
+
+DeviceCapability (``dcap_path``) gives the global TimeLink and the EndDeviceList; the
+EndDeviceList (paged) holds this device, found by its LFDI; its FunctionSetAssignmentsList
+(paged) gives each FSA, and each FSA's own TimeLink is followed whether or not the FSA also
+lists DER programs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from gridwire.sep2.errors import DiscoveryError, HttpStatusError
+from gridwire.sep2.identity import DeviceIdentity
+from gridwire.sep2.parsing import (
+    parse_device_capability,
+    parse_end_device_list,
+    parse_function_set_assignments_list,
+)
+from gridwire.sep2.resources import (
+    DeviceCapability,
+    EndDevice,
+    FunctionSetAssignments,
+    ListLink,
+    ListPage,
+)
+from gridwire.sep2.timebase import FsaLink
+from gridwire.sep2.transport import Fetched
+
+log = logging.getLogger("gridwire.sep2.discovery")
+
+MAX_PAGES = 1000  # a list longer than this many pages is read no further
+
+T = TypeVar("T", EndDevice, FunctionSetAssignments)
+
+
+class Getter(Protocol):
+    async def get(self, href: str, params: dict[str, int | str] | None = None) -> Fetched: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Structure:
+    """What discovery found. ``end_device`` is None while the head-end does not list this
+    device; ``fsas`` is empty when it has none (or no FSA list)."""
+
+    dcap: DeviceCapability
+    end_device: EndDevice | None
+    fsas: tuple[FunctionSetAssignments, ...]
+
+    @property
+    def global_time_href(self) -> str | None:
+        return self.dcap.time_link.href if self.dcap.time_link else None
+
+    def fsa_links(self) -> list[FsaLink]:
+        return [
+            FsaLink(f.href, f.description, f.time_link.href if f.time_link else None)
+            for f in self.fsas
+        ]
+
+    def dcap_shape(self) -> tuple[str | None, str | None]:
+        """The links of DeviceCapability that discovery followed."""
+        return dcap_shape(self.dcap)
+
+    def fsa_shape(self) -> tuple[tuple[str, str | None], ...]:
+        return fsa_shape(self.fsas)
+
+
+def dcap_shape(dcap: DeviceCapability) -> tuple[str | None, str | None]:
+    edl = dcap.end_device_list_link
+    return (dcap.time_link.href if dcap.time_link else None, edl.href if edl else None)
+
+
+def fsa_shape(fsas: tuple[FunctionSetAssignments, ...]) -> tuple[tuple[str, str | None], ...]:
+    return tuple((f.href, f.time_link.href if f.time_link else None) for f in fsas)
+
+
+async def fetch_device_capability(headend: Getter, path: str) -> DeviceCapability:
+    fetched = await headend.get(path)
+    if fetched.empty:
+        raise DiscoveryError(f"DeviceCapability {path} answered HTTP {fetched.status}")
+    return parse_device_capability(fetched.require_ok(), path)
+
+
+async def read_list(
+    headend: Getter,
+    href: str,
+    parse: Callable[[bytes, str], ListPage[T]],
+    page_size: int,
+    until: Callable[[T], bool] | None = None,
+) -> tuple[T, ...] | None:
+    """Every entry of the list at ``href``, a page (query ``s`` start, ``l`` limit) at a time;
+    stops early at an entry ``until`` accepts. None when the list is not there (404/204)."""
+    entries: list[T] = []
+    seen: set[str] = set()
+    start = 0
+    for _ in range(MAX_PAGES):
+        fetched = await headend.get(href, {"s": start, "l": page_size})
+        if fetched.empty:
+            return None
+        page = parse(fetched.require_ok(), href)
+        fresh = [e for e in page.items if e.href not in seen]
+        entries.extend(fresh)
+        seen.update(e.href for e in fresh)
+        if until is not None and any(until(e) for e in fresh):
+            break
+        start += len(page.items)
+        if not fresh or start >= page.all:
+            break
+    return tuple(entries)
+
+
+async def find_end_device(
+    headend: Getter, link: ListLink | None, identity: DeviceIdentity, page_size: int
+) -> EndDevice | None:
+    """This device's EndDevice, matched by LFDI, or None when the list does not hold it or
+    the head-end refuses to list it (HTTP error status)."""
+    if link is None:
+        return None
+    try:
+        entries = await read_list(
+            headend,
+            link.href,
+            parse_end_device_list,
+            page_size,
+            until=lambda e: identity.matches_lfdi(e.lfdi),
+        )
+    except HttpStatusError as exc:
+        # Head-ends answer an unknown device's request for the list with a 500 (not a 401).
+        log.info("%s: taking this device as not registered", exc)
+        return None
+    return next((e for e in entries or () if identity.matches_lfdi(e.lfdi)), None)
+
+
+async def read_assignments(
+    headend: Getter, end_device: EndDevice | None, page_size: int
+) -> tuple[FunctionSetAssignments, ...]:
+    link = end_device.function_set_assignments_list_link if end_device else None
+    if link is None:
+        return ()
+    found = await read_list(headend, link.href, parse_function_set_assignments_list, page_size)
+    return found or ()
+
+
+async def discover(
+    headend: Getter, dcap_path: str, identity: DeviceIdentity, page_size: int
+) -> Structure:
+    """Walk the head-end from DeviceCapability to this device's FSAs."""
+    dcap = await fetch_device_capability(headend, dcap_path)
+    end_device = await find_end_device(headend, dcap.end_device_list_link, identity, page_size)
+    fsas = await read_assignments(headend, end_device, page_size)
+    return Structure(dcap, end_device, fsas)

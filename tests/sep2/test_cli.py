@@ -1,0 +1,161 @@
+"""``gridwire sep2`` run as a subprocess against the head-end double: one round with
+``--once``, the API served over HTTP, settings from a file with flags overriding, and one-line
+errors for a bad certificate, a refused handshake and an unreachable head-end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.sep2.headend import HeadEndDouble
+from tests.sep2.pki import Pki
+from tests.support.net import free_port, wait_listening
+from tests.support.processes import running
+
+GRIDWIRE = [sys.executable, "-m", "gridwire", "sep2"]
+
+
+def tls_flags(pki: Pki, certificate: Path | None = None, key: Path | None = None) -> list[str]:
+    return [
+        "--tls-ca", str(pki.ca),
+        "--tls-certificate", str(certificate or pki.device_certificate),
+        "--tls-key", str(key or pki.device_key),
+    ]  # fmt: skip
+
+
+def once(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*GRIDWIRE, "--once", *args], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def one_line_error(result: subprocess.CompletedProcess[str], pattern: str) -> None:
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("gridwire sep2: ")
+    assert pattern in lines[0], lines[0]
+
+
+def test_once_prints_the_reading(headend: HeadEndDouble, pki: Pki) -> None:
+    headend.clock_offset["/tm"] = -7200.0
+    result = once("--server", headend.url, *tls_flags(pki))
+    assert result.returncode == 0, result.stderr
+    reading = json.loads(result.stdout)
+    assert reading["source"] == "server" and abs(reading["offset_seconds"] + 7200) <= 1.5
+    assert abs(reading["current_time"] - (time.time() - 7200)) <= 3
+
+
+def test_bad_certificate_is_one_line(headend: HeadEndDouble, pki: Pki, tmp_path: Path) -> None:
+    junk = tmp_path / "device.pem"
+    junk.write_text("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+    result = once("--server", headend.url, *tls_flags(pki, certificate=junk))
+    one_line_error(result, "tls.certificate")
+    mismatched = once("--server", headend.url, *tls_flags(pki, key=pki.other_device_key))
+    one_line_error(mismatched, "is not the key of tls.certificate")
+
+
+def test_refused_handshake_is_one_line(headend: HeadEndDouble, pki: Pki) -> None:
+    flags = tls_flags(pki, pki.rogue_device_certificate, pki.rogue_device_key)
+    result = once("--server", headend.url, *flags)
+    one_line_error(result, f"head-end {headend.url} refused the TLS handshake")
+
+
+def test_unreachable_head_end_is_one_line(pki: Pki) -> None:
+    url = f"https://127.0.0.1:{free_port()}"
+    result = once("--server", url, *tls_flags(pki))
+    one_line_error(result, f"head-end {url} unreachable: connection refused (GET /dcap)")
+
+
+def test_bad_settings_are_one_line(pki: Pki, tmp_path: Path) -> None:
+    config = tmp_path / "sep2.toml"
+    config.write_text('[server]\nurl = "https://127.0.0.1:1"\nbogus = 1\n')
+    one_line_error(once("--config", str(config)), "server.bogus: Extra inputs are not permitted")
+    one_line_error(
+        once("--server", "http://127.0.0.1:1", *tls_flags(pki)), "server.url: Value error"
+    )
+    serve = subprocess.run(
+        [*GRIDWIRE, "--server", "https://127.0.0.1:1", *tls_flags(pki)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    one_line_error(serve, "api.bind is not set")
+
+
+def write_config(path: Path, headend: HeadEndDouble, pki: Pki, bind: str) -> None:
+    # Certificate paths relative to the file's own folder.
+    for source in (pki.ca, pki.device_certificate, pki.device_key):
+        (path.parent / source.name).write_bytes(source.read_bytes())
+    path.write_text(
+        f'[server]\nurl = "{headend.url}"\ndcap_path = "/dcap"\nfsa_stale_seconds = 5000\n'
+        "retry_initial_seconds = 0.1\nretry_max_seconds = 0.5\n\n"
+        f'[tls]\nca = "{pki.ca.name}"\ncertificate = "{pki.device_certificate.name}"\n'
+        f'key = "{pki.device_key.name}"\n\n[api]\nbind = "{bind}"\n'
+    )
+
+
+def wait_json(url: str, condition: object, within: float = 30.0) -> dict[str, object]:
+    assert callable(condition)
+    deadline = time.monotonic() + within
+    while True:
+        body: dict[str, object] = httpx.get(url, timeout=5).json()
+        if condition(body):
+            return body
+        assert time.monotonic() < deadline, body
+        time.sleep(0.1)
+
+
+def test_serves_the_api_with_settings_from_file_and_flags(
+    headend: HeadEndDouble, pki: Pki, tmp_path: Path
+) -> None:
+    headend.clock_offset["/tm"] = 3600.0
+    port = free_port()
+    config = tmp_path / "sep2.toml"
+    write_config(config, headend, pki, bind="127.0.0.1:1")  # the flag below overrides it
+    cmd = [*GRIDWIRE, "--config", str(config), "--api-bind", f"127.0.0.1:{port}",
+           "--fsa-stale-seconds", "7200"]  # fmt: skip
+    with running(cmd, stderr=subprocess.PIPE) as proc:
+        wait_listening(port, timeout=30)
+        base = f"http://127.0.0.1:{port}"
+        status = wait_json(
+            f"{base}/api/v1/status", lambda b: b["connection"]["state"] == "connected"
+        )
+        timebase = status["timebase"]
+        assert isinstance(timebase, dict) and timebase["fsa_stale_seconds"] == 7200
+        text = httpx.get(f"{base}/api/v1/time", headers={"Accept": "text/plain"}, timeout=5)
+        assert text.headers["cache-control"] == "no-store"
+        assert abs(int(text.text) - (time.time() + 3600)) <= 3
+        assert httpx.get(f"{base}/docs", timeout=5).status_code == 200
+        assert proc.poll() is None
+
+
+def test_api_stays_up_while_the_head_end_is_unreachable(pki: Pki, tmp_path: Path) -> None:
+    port = free_port()
+    url = f"https://127.0.0.1:{free_port()}"
+    cmd = [*GRIDWIRE, "--server", url, *tls_flags(pki), "--api-bind", f"127.0.0.1:{port}"]
+    with running(cmd, stderr=subprocess.PIPE) as proc:
+        wait_listening(port, timeout=30)
+        base = f"http://127.0.0.1:{port}"
+        status = wait_json(f"{base}/api/v1/status", lambda b: b["connection"]["state"] == "failed")
+        connection = status["connection"]
+        assert isinstance(connection, dict) and "connection refused" in str(connection["error"])
+        reading = httpx.get(f"{base}/api/v1/time", timeout=5)
+        assert reading.status_code == 503 and reading.json()["source"] == "unavailable"
+    assert proc.stderr is not None
+    logged = proc.stderr.read()
+    refused = [line for line in logged.splitlines() if "unreachable: connection refused" in line]
+    assert len(refused) == 1, logged  # said once, not at every retry
+
+
+@pytest.mark.parametrize("bind", ["nonsense", "127.0.0.1:99999"])
+def test_bad_bind_is_one_line(pki: Pki, bind: str) -> None:
+    result = subprocess.run(
+        [*GRIDWIRE, "--server", "https://127.0.0.1:1", *tls_flags(pki), "--api-bind", bind],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    one_line_error(result, f"api.bind {bind!r}: expected HOST:PORT")
