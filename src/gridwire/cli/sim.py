@@ -1,0 +1,160 @@
+"""``gridwire sim``: a DNP3 outstation for masters to talk to, serving the simulated IEEE 1815.2
+DER (``--der``) or a generic database (``--database FILE``, or 10 points of every type)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from gridwire.der.store import load_point_map
+from gridwire.errors import ConfigError
+from gridwire.outstation.database_file import database_from_json, default_database, load_database
+from gridwire.outstation.device import Device
+from gridwire.outstation.generic import GenericDevice
+from gridwire.outstation.server import OutstationServer
+from gridwire.outstation.tls import TlsSettings
+from gridwire.simulator.config import SimSettings, load_settings, parse_bind
+from gridwire.simulator.der import SimulatedDer
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "sim",
+        help="run a DNP3 outstation: the simulated IEEE 1815.2 DER or a generic database",
+        description=(
+            "Serve a DNP3 outstation on TCP (or TLS). With --der it is a simulated IEEE 1815.2 "
+            "DER serving the installed tables (or --tables FILE, else the built-in demo map); "
+            "without it a generic database (--database FILE, else 10 points of every type)."
+        ),
+    )
+    parser.add_argument("--bind", metavar="HOST[:PORT]", help="where to listen (127.0.0.1:20000)")
+    parser.add_argument("--outstation-address", type=int, help="link address (1024)")
+    parser.add_argument("--master-address", type=int, help="the master's link address (1)")
+    parser.add_argument("--der", action="store_true", default=None, help="serve the DER")
+    parser.add_argument("--tables", type=Path, metavar="FILE", help="point map to serve")
+    parser.add_argument("--database", type=Path, metavar="FILE", help="generic database (JSON)")
+    parser.add_argument(
+        "--unsolicited", action="store_true", default=None, help="allow unsolicited responses"
+    )
+    parser.add_argument("--config", type=Path, metavar="FILE", help="settings file (JSON)")
+    parser.add_argument("--tls-ca", type=Path, metavar="FILE", help="CA of master certificates")
+    parser.add_argument("--tls-certificate", type=Path, metavar="FILE", help="our certificate")
+    parser.add_argument("--tls-key", type=Path, metavar="FILE", help="our private key")
+    parser.add_argument(
+        "--tls-allow",
+        action="append",
+        metavar="NAME|SHA256",
+        help="a master certificate let in, by common name or fingerprint (repeatable)",
+    )
+    parser.add_argument(
+        "--accept",
+        choices=["replace", "refuse"],
+        help="a second master connection replaces the first (default) or is refused",
+    )
+    parser.add_argument("--verbose", "-v", action="store_true", help="log connections")
+    parser.set_defaults(func=run)
+
+
+def settings_of(args: argparse.Namespace) -> SimSettings:
+    """The settings file (if any) with the flags given over it."""
+    settings = load_settings(args.config) if args.config is not None else SimSettings()
+    config = settings.outstation
+    if args.bind is not None:
+        settings.host, settings.port = parse_bind(args.bind)
+    if args.outstation_address is not None:
+        config.outstation_address = args.outstation_address
+    if args.master_address is not None:
+        config.master_address = args.master_address
+    if args.der is not None:
+        settings.der = True
+    if args.tables is not None:
+        settings.tables = args.tables
+    if args.database is not None:
+        settings.database = args.database
+    if args.unsolicited is not None:
+        config.unsolicited = True
+    if args.accept is not None:
+        settings.accept = args.accept
+    tls_files = (args.tls_ca, args.tls_certificate, args.tls_key)
+    if any(f is not None for f in tls_files):
+        if not all(f is not None for f in tls_files):
+            raise ConfigError("TLS needs --tls-ca, --tls-certificate and --tls-key together")
+        settings.tls = TlsSettings(args.tls_ca, args.tls_certificate, args.tls_key)
+    if args.tls_allow:
+        if settings.tls is None:
+            raise ConfigError("--tls-allow needs TLS (--tls-ca, --tls-certificate, --tls-key)")
+        settings.tls = TlsSettings(
+            settings.tls.ca, settings.tls.certificate, settings.tls.key, tuple(args.tls_allow)
+        )
+    config.validate()
+    if settings.der and settings.database is not None:
+        raise ConfigError("--der serves the point map; --database is for the generic outstation")
+    if not settings.der and settings.tables is not None:
+        raise ConfigError("--tables is the DER's point map: give --der too")
+    return settings
+
+
+def device_of(settings: SimSettings) -> tuple[Device, str]:
+    """The device to serve and one line describing it."""
+    if settings.der:
+        point_map = load_point_map(settings.tables)
+        device = SimulatedDer(point_map, variations=settings.variations)
+        return device, f"simulated DER: {point_map.describe()}"
+    if isinstance(settings.database, Path):
+        database = load_database(settings.database)
+        what = f"database {settings.database}"
+    elif isinstance(settings.database, dict):
+        database = database_from_json(settings.database)
+        what = "database from the config file"
+    else:
+        database = default_database()
+        what = "generic database (10 points of every type)"
+    return GenericDevice(database), what
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_of(args)
+    device, what = device_of(settings)
+    if args.verbose:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    return asyncio.run(_serve(settings, device, what))
+
+
+async def _serve(settings: SimSettings, device: Device, what: str) -> int:
+    server = OutstationServer(
+        device,
+        host=settings.host,
+        port=settings.port,
+        config=settings.outstation,
+        tls=settings.tls,
+        accept="refuse" if settings.accept == "refuse" else "replace",
+        tick_interval=settings.tick,
+    )
+    try:
+        await server.start()
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {settings.host}:{settings.port}: {exc}") from None
+    config = settings.outstation
+    scheme = "TLS" if settings.tls is not None else "TCP"
+    print(
+        f"gridwire sim: {what}; outstation {config.outstation_address}, master "
+        f"{config.master_address}; listening on {scheme} {settings.host}:{server.port}"
+        f"{'; unsolicited allowed' if config.unsolicited else ''}",
+        flush=True,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signum, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        await server.close()
+    print("gridwire sim: stopped", file=sys.stderr, flush=True)
+    return 0

@@ -1,0 +1,60 @@
+"""Settings of an outstation session (addresses, timers, limits, unsolicited reporting)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gridwire.errors import ConfigError
+
+
+@dataclass(slots=True)
+class OutstationConfig:
+    """Every setting of the sans-IO session, with the defaults ``gridwire sim`` uses.
+
+    Timers are seconds. ``unsolicited`` allows unsolicited reporting at all (``--unsolicited``;
+    without it ENABLE/DISABLE_UNSOLICITED are refused NO_FUNC_CODE_SUPPORT);
+    ``unsolicited_classes`` are the classes reported unsolicited before a master says
+    otherwise (none: a master enables what it wants); an unsolicited response not confirmed
+    within ``unsolicited_retry`` is sent again, identical, until it is. ``confirm_timeout``
+    bounds the wait for a solicited response's confirm. ``max_fragment`` bounds each response
+    fragment (and what is accepted from the master); ``max_controls`` the controls one request
+    may carry (more are all answered TOO_MANY_OBJS). ``need_time_after`` is how long a time
+    written by a master is trusted before NEED_TIME is raised again (None: for ever).
+    """
+
+    outstation_address: int = 1024
+    master_address: int = 1
+    select_timeout: float = 10.0
+    confirm_timeout: float = 5.0
+    unsolicited: bool = False
+    unsolicited_classes: tuple[int, ...] = ()
+    unsolicited_retry: float = 5.0
+    max_fragment: int = 2048
+    max_controls: int = 64
+    cold_restart_delay_s: int = 2
+    warm_restart_delay_ms: int = 500
+    need_time_after: float | None = 1800.0
+
+    def validate(self) -> OutstationConfig:
+        for name, address in (
+            ("outstation address", self.outstation_address),
+            ("master address", self.master_address),
+        ):
+            if not 0 <= address <= 0xFFEF:
+                raise ConfigError(f"{name} {address} is outside 0..65519")
+        if self.outstation_address == self.master_address:
+            raise ConfigError("the outstation and master addresses must differ")
+        if not 249 <= self.max_fragment <= 65535:
+            raise ConfigError(f"max_fragment {self.max_fragment} is outside 249..65535")
+        for name, seconds in (
+            ("select_timeout", self.select_timeout),
+            ("confirm_timeout", self.confirm_timeout),
+            ("unsolicited_retry", self.unsolicited_retry),
+        ):
+            if not seconds > 0:
+                raise ConfigError(f"{name} must be more than 0 seconds, not {seconds}")
+        if any(c not in (1, 2, 3) for c in self.unsolicited_classes):
+            raise ConfigError("unsolicited_classes holds classes 1, 2 and 3 only")
+        if self.max_controls < 1:
+            raise ConfigError("max_controls must be at least 1")
+        return self

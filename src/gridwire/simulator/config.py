@@ -1,0 +1,150 @@
+"""Settings of ``gridwire sim``: from a JSON file (``--config``), overridden by flags.
+
+Keys of the file (all optional; documented in docs/outstation.md)::
+
+    {"bind": "127.0.0.1:20000", "outstation_address": 1024, "master_address": 1,
+     "der": false, "tables": "FILE", "database": "FILE" or {...the database format...},
+     "unsolicited": false, "unsolicited_classes": [], "accept": "replace",
+     "tls": {"ca": "FILE", "certificate": "FILE", "key": "FILE", "allow": ["NAME or SHA-256"]},
+     "select_timeout": 10, "confirm_timeout": 5, "unsolicited_retry": 5, "tick": 1.0,
+     "variations": {"ai": {"static": 5, "event": 7}}}
+
+``variations`` sets the DER's variations per point type (the generic database takes them in
+its own file).
+
+Relative file names in the file are taken relative to the file's folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gridwire.errors import ConfigError
+from gridwire.outstation.config import OutstationConfig
+from gridwire.outstation.database_file import Variations, parse_variations
+from gridwire.outstation.json_values import flag, mapping, number, only, read_json, text, whole
+from gridwire.outstation.tls import TlsSettings
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 20000
+_KEYS = frozenset(
+    {
+        "bind",
+        "outstation_address",
+        "master_address",
+        "der",
+        "tables",
+        "database",
+        "unsolicited",
+        "unsolicited_classes",
+        "accept",
+        "tls",
+        "select_timeout",
+        "confirm_timeout",
+        "unsolicited_retry",
+        "tick",
+        "variations",
+    }
+)
+
+
+@dataclass(slots=True)
+class SimSettings:
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    der: bool = False
+    tables: Path | None = None
+    database: Path | dict[str, Any] | None = None
+    accept: str = "replace"
+    tls: TlsSettings | None = None
+    tick: float = 1.0
+    variations: Variations = field(default_factory=dict)
+    outstation: OutstationConfig = field(default_factory=OutstationConfig)
+
+
+def parse_bind(spec: str) -> tuple[str, int]:
+    """``HOST``, ``HOST:PORT``, ``:PORT`` or ``[IPv6]:PORT``; the port defaults to 20000."""
+    spec = spec.strip()
+    if spec.startswith("["):
+        host, _, rest = spec[1:].partition("]")
+        port_spec = rest[1:] if rest.startswith(":") else ""
+        if rest and not rest.startswith(":"):
+            raise ConfigError(f"cannot read --bind {spec!r} (expected [ADDRESS]:PORT)")
+    elif spec.count(":") == 1:
+        host, _, port_spec = spec.partition(":")
+    else:
+        host, port_spec = spec, ""
+    host = host or DEFAULT_HOST
+    if not port_spec:
+        return host, DEFAULT_PORT
+    if not port_spec.isdigit() or not 0 <= int(port_spec) <= 65535:
+        raise ConfigError(f"--bind {spec!r}: the port must be a number 0..65535")
+    return host, int(port_spec)
+
+
+def load_settings(path: Path) -> SimSettings:
+    """Read a ``--config`` file; ConfigError naming the file and key for any problem."""
+    document = read_json(path, "config")
+    try:
+        return settings_from_json(mapping(document, "the settings"), path.parent)
+    except ConfigError as exc:
+        raise ConfigError(f"config file {path}: {exc}") from None
+
+
+def settings_from_json(document: Mapping[str, Any], base: Path) -> SimSettings:
+    only(document, _KEYS, "the settings")
+    settings = SimSettings()
+    config = settings.outstation
+    if "bind" in document:
+        settings.host, settings.port = parse_bind(text(document["bind"], "bind"))
+    for key in ("outstation_address", "master_address"):
+        if key in document:
+            setattr(config, key, whole(document[key], key))
+    for key in ("select_timeout", "confirm_timeout", "unsolicited_retry"):
+        if key in document:
+            setattr(config, key, float(number(document[key], key)))
+    if "unsolicited" in document:
+        config.unsolicited = flag(document["unsolicited"], "unsolicited")
+    if "unsolicited_classes" in document:
+        classes = document["unsolicited_classes"]
+        if not isinstance(classes, list) or not all(c in (1, 2, 3) for c in classes):
+            raise ConfigError("unsolicited_classes: a list of 1, 2 and 3")
+        config.unsolicited_classes = tuple(classes)
+    if "der" in document:
+        settings.der = flag(document["der"], "der")
+    if "tables" in document:
+        settings.tables = base / text(document["tables"], "tables")
+    if "database" in document:
+        database = document["database"]
+        if isinstance(database, str):
+            settings.database = base / database
+        elif isinstance(database, dict):
+            settings.database = database
+        else:
+            raise ConfigError("database: a file name or the database itself (an object)")
+    if "accept" in document:
+        settings.accept = text(document["accept"], "accept")
+    if "tick" in document:
+        settings.tick = float(number(document["tick"], "tick"))
+    if "variations" in document:
+        settings.variations = parse_variations(document["variations"])
+    if "tls" in document:
+        settings.tls = _tls(document["tls"], base)
+    return settings
+
+
+def _tls(raw: object, base: Path) -> TlsSettings:
+    value = mapping(raw, "tls")
+    only(value, {"ca", "certificate", "key", "allow"}, "tls")
+    missing = [k for k in ("ca", "certificate", "key") if not isinstance(value.get(k), str)]
+    if missing:
+        raise ConfigError(f"tls: {missing[0]} (a file name) is missing")
+    allow = value.get("allow", [])
+    if not isinstance(allow, list) or not all(isinstance(a, str) for a in allow):
+        raise ConfigError("tls.allow: a list of common names or SHA-256 fingerprints")
+    return TlsSettings(
+        base / value["ca"], base / value["certificate"], base / value["key"], tuple(allow)
+    )
