@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import posixpath
 import zipfile
-import zlib
 from urllib.parse import urlsplit
 
 import httpx
@@ -18,6 +17,7 @@ import httpx
 from gridwire import __version__
 from gridwire.der.errors import FetchError, WorkbookError
 from gridwire.der.workbook import WorkbookResult, read_workbook_bytes
+from gridwire.errors import GridwireError
 
 IEEE_DOWNLOAD_URL = (
     "https://standards.ieee.org/wp-content/uploads/import/download/1815.2-2025_downloads.zip"
@@ -75,7 +75,10 @@ def find_workbook(data: bytes, name: str, depth: int = 0) -> WorkbookResult:
         members = [m for m in archive.infolist() if not m.is_dir()]
         names = {m.filename for m in members}
         if "[Content_Types].xml" in names and any(n.startswith("xl/") for n in names):
-            return read_workbook_bytes(data, name)
+            try:
+                return read_workbook_bytes(data, name)
+            except WorkbookError as exc:
+                raise FetchError(_one_line(exc)) from None
         failures: list[str] = []
         for member in members:
             base = posixpath.basename(member.filename)
@@ -95,14 +98,9 @@ def find_workbook(data: bytes, name: str, depth: int = 0) -> WorkbookResult:
                 return read_workbook_bytes(content, base)
             except (WorkbookError, FetchError) as exc:
                 failures.append(_one_line(exc))
-    except (
-        zipfile.BadZipFile,
-        zipfile.LargeZipFile,
-        NotImplementedError,
-        OSError,
-        EOFError,
-        zlib.error,
-    ) as exc:
+    except GridwireError:
+        raise
+    except Exception as exc:  # zipfile raises many kinds (IndexError, KeyError, zlib.error...)
         raise FetchError(f"{name}: a damaged zip archive ({_one_line(exc)})") from None
     if failures:
         raise FetchError(f"{name} holds no IEEE 1815.2 point workbook ({'; '.join(failures)})")
