@@ -4,8 +4,10 @@
 127.0.0.1); once it has observed the Time resource, this process calls the API over HTTP with
 keep-alive, one request at a time and eight at once, in JSON and in text, then counts the
 requests the head-end saw meanwhile. DeviceCapability advertises a one-hour pollRate so the
-client's own polling stays out of the window. Also timed: the same route in process (ASGI,
-no socket) and the reading's computation alone.
+client's own polling stays out of the window, and counting starts only once the first round
+has finished (status ``connected``). Any upstream request during the calls stops the run with
+an error: that is the check. Also timed: the same route in process (ASGI, no socket) and the
+reading's computation alone.
 """
 
 from __future__ import annotations
@@ -98,8 +100,9 @@ def main() -> None:
             wait_listening(port, timeout=30)
             base = f"http://127.0.0.1:{port}"
             deadline = time.monotonic() + 30
-            while httpx.get(f"{base}/api/v1/time", timeout=5).status_code != 200:
-                assert time.monotonic() < deadline, "no observation in 30 s"
+            while not _first_round_done(base):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the client did not finish a round in 30 s")
                 time.sleep(0.1)
             upstream_before = len(double.log)
             json_rate = asyncio.run(_rate(port, "/api/v1/time", 1, SEQUENTIAL))
@@ -114,6 +117,7 @@ def main() -> None:
             f"{concurrent_rate:6.0f} requests/s"
         )
         print(f"   upstream requests during {calls} API calls: {upstream} (expected 0)")
+        _no_upstream(upstream)
 
         config = build_config(
             {
@@ -136,3 +140,17 @@ def main() -> None:
         print(f"   GET /api/v1/time in process (ASGI, no socket):    {asgi:8.0f} requests/s")
         print(f"   time_reading() alone:                          {reading:10.0f} calls/s")
         print(f"   upstream requests during those: {extra} (expected 0)")
+        _no_upstream(extra)
+
+
+def _first_round_done(base: str) -> bool:
+    """Whether the client has observed Time and finished its first round of polling."""
+    if httpx.get(f"{base}/api/v1/time", timeout=5).status_code != 200:
+        return False
+    status = httpx.get(f"{base}/api/v1/status", timeout=5).json()
+    return bool(status["connection"]["state"] == "connected")
+
+
+def _no_upstream(count: int) -> None:
+    if count:
+        raise RuntimeError(f"GET /api/v1/time made {count} upstream requests; it must make none")

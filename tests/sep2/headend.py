@@ -68,6 +68,7 @@ class Logged:
     lfdi: str | None
     cipher: str | None
     version: str | None
+    accept: str | None
 
 
 @dataclass
@@ -103,6 +104,7 @@ class HeadEndDouble:
         self.devices: list[Device] = []
         self.time_poll_rate: dict[str, int | None] = {}  # Time path -> pollRate (absent: none)
         self.clock_offset: dict[str, float] = {}  # Time path -> seconds ahead of real time
+        self.quality: dict[str, int] = {}  # Time path -> its quality (absent: the zone's)
         self.zone = TimeZone()
         self.faults: dict[str, int] = {}  # path -> HTTP status to answer instead
         self.log: list[Logged] = []
@@ -220,7 +222,7 @@ class HeadEndDouble:
             f"<dstOffset>{z.dst_offset}</dstOffset>"
             f"<dstStartTime>{z.dst_start}</dstStartTime>"
             f"<localTime>{now + z.tz_offset + dst}</localTime>"
-            f"<quality>{z.quality}</quality>"
+            f"<quality>{self.quality.get(path, z.quality)}</quality>"
             f"<tzOffset>{z.tz_offset}</tzOffset>"
             "</Time>"
         )
@@ -341,7 +343,14 @@ class _Handler(BaseHTTPRequestHandler):
         double = self.server.double
         with double.lock:
             double.log.append(
-                Logged(parts.path, query, lfdi, cipher[0] if cipher else None, conn.version())
+                Logged(
+                    parts.path,
+                    query,
+                    lfdi,
+                    cipher[0] if cipher else None,
+                    conn.version(),
+                    self.headers.get("Accept"),
+                )
             )
         status, body = double.respond(parts.path, query, lfdi)
         payload = body.encode()

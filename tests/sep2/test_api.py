@@ -18,7 +18,7 @@ from gridwire.sep2.client import Sep2Client
 from gridwire.sep2.errors import NotConnected
 from gridwire.sep2.service import ManagementService, Sep2Service
 from tests.sep2.conftest import ClientFactory
-from tests.sep2.headend import HeadEndDouble
+from tests.sep2.headend import HeadEndDouble, TimeZone
 
 
 def asgi(app: FastAPI) -> httpx.AsyncClient:
@@ -39,21 +39,36 @@ async def api(observed: Sep2Client) -> AsyncIterator[httpx.AsyncClient]:
         yield http
 
 
-async def test_time_as_json(api: httpx.AsyncClient) -> None:
-    response = await api.get("/api/v1/time")
+FIELDS = [
+    "current_time", "source", "local_time", "tz_offset", "dst_offset", "dst_active",
+    "quality", "offset_seconds", "age_seconds", "href", "timebase_enabled",
+]  # fmt: skip
+
+
+async def test_time_as_json(headend: HeadEndDouble, make_client: ClientFactory) -> None:
+    # The head-end an hour ahead, in US Eastern with daylight saving in effect now (from a day
+    # ago to a day ahead) and quality 5: every field of the contract's table, of its type.
+    now = int(time.time())
+    headend.zone = TimeZone(dst_start=now - 86_400, dst_end=now + 86_400, quality=5)
+    headend.clock_offset["/tm"] = 3600.0
+    client = make_client()
+    await client.observe_once()
+    async with asgi(management_app(Sep2Service(client))) as http:
+        response = await http.get("/api/v1/time")
     assert response.status_code == 200
     assert response.headers["cache-control"] == "no-store"
     assert response.headers["content-type"] == "application/json"
     body = response.json()
-    assert set(body) == {
-        "current_time", "source", "local_time", "tz_offset", "dst_offset", "dst_active",
-        "quality", "offset_seconds", "age_seconds", "href", "timebase_enabled",
-    }  # fmt: skip
-    assert body["source"] == "server" and isinstance(body["current_time"], int)
+    assert list(body) == FIELDS
+    assert body["source"] == "server" and type(body["current_time"]) is int
     assert abs(body["current_time"] - (time.time() + 3600)) <= 1.5  # the head-end's, not ours
-    assert (body["tz_offset"], body["dst_offset"], body["quality"]) == (-18000, 3600, 3)
+    # local_time from the server's own fields: EST -18000 plus the DST offset 3600.
+    assert body["local_time"] == body["current_time"] - 18000 + 3600
+    assert (body["tz_offset"], body["dst_offset"], body["dst_active"]) == (-18000, 3600, True)
+    assert type(body["quality"]) is int and body["quality"] == 5
     assert body["href"] == "/tm" and body["timebase_enabled"] is True
-    assert isinstance(body["offset_seconds"], float) and body["age_seconds"] >= 0
+    assert type(body["offset_seconds"]) is float and abs(body["offset_seconds"] - 3600) <= 1.5
+    assert type(body["age_seconds"]) is float and 0 <= body["age_seconds"] < 30
 
 
 @pytest.mark.parametrize(
@@ -124,9 +139,10 @@ async def test_503_before_any_observation(
         assert response.status_code == 503
         assert response.headers["cache-control"] == "no-store"
         body = response.json()
+        assert list(body) == FIELDS  # the same keys as a 200, every derived one null
         assert body["source"] == "unavailable" and body["timebase_enabled"] is True
         derived = {k: v for k, v in body.items() if k not in ("source", "timebase_enabled")}
-        assert derived and all(v is None for v in derived.values())
+        assert derived == dict.fromkeys(FIELDS[:1] + FIELDS[2:-1])
         text = await http.get("/api/v1/time?format=text")
         assert (text.status_code, text.text) == (503, "unavailable")
         assert text.headers["cache-control"] == "no-store"
@@ -257,9 +273,38 @@ async def test_openapi_describes_both_media_types_and_the_503() -> None:
         "not_connected",
     ]
     assert [p["name"] for p in time_get["parameters"]] == ["format"]
-    reading = schema["components"]["schemas"]["TimeReading"]
-    assert reading["properties"]["source"]["enum"] == ["server", "unavailable"]
-    assert reading["properties"]["current_time"]["anyOf"][0] == {"type": "integer"}
-    status = schema["components"]["schemas"]["TimebaseStatus"]
+    assert unavailable["content"]["application/json"]["schema"]["anyOf"] == [
+        {"$ref": "#/components/schemas/TimeUnavailable"},
+        {"$ref": "#/components/schemas/NotConnectedBody"},
+    ]
+    schemas = schema["components"]["schemas"]
+    # The 200's types are the contract table's: "or null" only where it says so.
+    reading = schemas["TimeReading"]
+    assert list(reading["properties"]) == FIELDS and reading["required"] == FIELDS
+    types = {name: _type(p) for name, p in reading["properties"].items()}
+    assert types == {
+        "current_time": "integer", "source": "server", "local_time": "integer|null",
+        "tz_offset": "integer|null", "dst_offset": "integer|null", "dst_active": "boolean",
+        "quality": "integer", "offset_seconds": "number", "age_seconds": "number",
+        "href": "string", "timebase_enabled": "boolean",
+    }  # fmt: skip
+    # The 503's: source unavailable, every derived field null.
+    gone = schemas["TimeUnavailable"]
+    assert list(gone["properties"]) == FIELDS and gone["required"] == FIELDS
+    types = {name: _type(p) for name, p in gone["properties"].items()}
+    assert types == dict.fromkeys(FIELDS, "null") | {
+        "source": "unavailable",
+        "timebase_enabled": "boolean",
+    }
+    status = schemas["TimebaseStatus"]
     assert set(status["properties"]) == {"global", "per_fsa", "fsa_stale_seconds"}
     assert "/api/v1/status" in schema["paths"]
+
+
+def _type(prop: dict[str, object]) -> str:
+    """A property's JSON Schema type in short: a constant's value, or types joined by |."""
+    if "const" in prop:
+        return str(prop["const"])
+    options = prop.get("anyOf", [prop])
+    assert isinstance(options, list)
+    return "|".join(str(o["type"]) for o in options)

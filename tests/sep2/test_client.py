@@ -18,7 +18,7 @@ from gridwire.sep2.polling import Poller, PollSettings
 from gridwire.sep2.timebase import Timebase
 from gridwire.sep2.transport import Fetched
 from tests.sep2.conftest import ClientFactory, SteppedClock
-from tests.sep2.headend import Device, Fsa, HeadEndDouble, lfdi_of
+from tests.sep2.headend import Device, Fsa, HeadEndDouble, TimeZone, lfdi_of
 from tests.sep2.pki import Pki
 
 TOLERANCE = 1.5
@@ -64,10 +64,11 @@ async def test_discovery_through_paged_lists_and_an_offset_per_scope(
         ("/edev/2/fsa", {"s": "0", "l": "25"}),
         ("/edev/2/fsa", {"s": "2", "l": "25"}),
     ]
-    # Every request came with this device's certificate over the baseline suite.
+    # Every request came with this device's certificate over the baseline suite, asking for
+    # IEEE 2030.5's media type.
     ours = lfdi_of(headend.pki.device_der)
-    assert {(e.lfdi, e.cipher, e.version) for e in headend.log} == {
-        (ours, "ECDHE-ECDSA-AES128-CCM8", "TLSv1.2")
+    assert {(e.lfdi, e.cipher, e.version, e.accept) for e in headend.log} == {
+        (ours, "ECDHE-ECDSA-AES128-CCM8", "TLSv1.2", "application/sep+xml")
     }
     assert client.identity.lfdi == ours
 
@@ -197,14 +198,21 @@ async def wait_for(condition: object, within: float = 20.0) -> None:
         await asyncio.sleep(0.05)
 
 
+def daylight_saving_now(headend: HeadEndDouble) -> None:
+    """The head-end's zone: daylight saving in effect from a day ago until a day from now."""
+    now = int(time.time())
+    headend.zone = TimeZone(dst_start=now - 86_400, dst_end=now + 86_400)
+
+
 async def test_rediscovery_keeps_offsets_and_forgets_withdrawn_fsas(
     headend: HeadEndDouble, make_client: ClientFactory
 ) -> None:
     ahead_and_behind(headend)
+    daylight_saving_now(headend)
     client = make_client()
     await client.observe_once()
     before = client.time_reading()
-    assert before.tz_offset == -18000
+    assert (before.tz_offset, before.dst_active) == (-18000, True)
     # The head-end withdraws FSA 2 and, in the same breath, its Time resources fail.
     headend.devices[2].fsas = headend.devices[2].fsas[:2]
     headend.faults["/tm"] = 500
@@ -216,9 +224,11 @@ async def test_rediscovery_keeps_offsets_and_forgets_withdrawn_fsas(
     during = client.time_reading()
     assert during.source == "server" and during.offset_seconds == before.offset_seconds
     assert (during.local_time, during.tz_offset, during.dst_offset) == (None, None, None)
+    assert during.dst_active is False  # a boolean: nothing held, no dstOffset applied
     headend.faults.clear()
     after = await client.observe_once()
-    assert after.tz_offset == -18000 and after.local_time is not None
+    assert after.tz_offset == -18000 and after.dst_active is True
+    assert after.current_time is not None and after.local_time == after.current_time - 14400
     assert client.poller.rediscoveries == 1  # no change since: no further rediscovery
 
 
@@ -343,6 +353,7 @@ async def test_time_cadence_and_staleness_threshold(
     client = make_client()
     await client.observe_once()
     status = client.status()
+    assert status.polling.dcap_poll_seconds == (900 if dcap_rate is None else dcap_rate)
     assert status.polling.time_poll_seconds == time_poll
     assert status.timebase.fsa_stale_seconds == stale
     delay = await client.poller.cycle()  # nothing due now: the next poll is a cadence away
@@ -397,3 +408,55 @@ async def test_an_unexpected_error_fails_the_round_and_the_poller_goes_on(pki: P
     assert await poller.cycle() == 1.0  # backing off, still running
     status = poller.connection_status()
     assert status.state == "failed" and status.error is not None and "boom" in status.error
+
+
+async def test_quality_is_carried_through_unchanged_per_scope(
+    headend: HeadEndDouble, make_client: ClientFactory
+) -> None:
+    # Each Time resource's own claim reaches its own scope as sent: the global /tm says 7
+    # (intentionally uncoordinated), FSA 0's own Time says 4; FSA 1 links to /tm.
+    headend.quality["/tm"] = 7
+    headend.quality[FSA0_TM] = 4
+    client = make_client()
+    reading = await client.observe_once()
+    assert (reading.quality, reading.href) == (7, "/tm")
+    status = client.status().timebase
+    assert status.global_ is not None and status.global_.quality == 7
+    assert [e.quality for e in status.per_fsa] == [4, 7, None]
+    headend.quality["/tm"] = 5  # a new claim replaces the old at the next observation
+    assert (await client.observe_once()).quality == 5
+
+
+async def test_dcap_path_setting_is_where_discovery_starts(
+    headend: HeadEndDouble, make_client: ClientFactory
+) -> None:
+    headend.dcap_path = "/sep2/dcap"
+    headend.clock_offset["/tm"] = 20.0
+    default = make_client()
+    with pytest.raises(HeadEndError, match="DeviceCapability /dcap answered HTTP 404"):
+        await default.observe_once()
+    moved = make_client(dcap_path="/sep2/dcap")
+    assert near((await moved.observe_once()).offset_seconds, 20)
+    assert headend.requests_to("/sep2/dcap") == 1
+
+
+async def test_reading_stays_good_when_the_only_time_resources_go(
+    headend: HeadEndDouble, make_client: ClientFactory
+) -> None:
+    # TimeLink only on an FSA. Its Time then answers 404 (it has none after all), and then the
+    # head-end withdraws the FSA: /time was available and stays so on the measured offset.
+    headend.dcap_time = None
+    headend.devices[2].fsas = [Fsa("own")]
+    headend.clock_offset[FSA0_TM] = -300.0
+    client = make_client()
+    first = await client.observe_once()
+    assert first.source == "server" and first.tz_offset == -18000
+    headend.faults[FSA0_TM] = 404
+    gone = await client.observe_once()
+    assert gone.source == "server" and gone.offset_seconds == first.offset_seconds
+    assert (gone.tz_offset, gone.local_time, gone.dst_active) == (None, None, False)
+    headend.devices[2].fsas = []
+    withdrawn = await client.observe_once()
+    assert client.poller.rediscoveries == 1 and client.status().timebase.per_fsa == []
+    assert withdrawn.source == "server" and withdrawn.offset_seconds == first.offset_seconds
+    assert near(withdrawn.current_time, time.time() - 300)

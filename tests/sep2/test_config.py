@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from gridwire.cli import build_parser
+from gridwire.cli.sep2 import load_settings
 from gridwire.errors import ConfigError
 from gridwire.sep2.config import build_config, parse_bind, read_config_file
 
@@ -83,3 +85,42 @@ def test_unreadable_files(tmp_path: Path) -> None:
 def test_bad_bind(text: str) -> None:
     with pytest.raises(ConfigError, match="expected HOST:PORT"):
         parse_bind(text)
+
+
+def test_every_flag_overrides_its_key_and_the_file_holds_the_rest(tmp_path: Path) -> None:
+    path = tmp_path / "sep2.toml"
+    path.write_text(
+        '[server]\nurl = "https://file:1"\ndcap_path = "/file/dcap"\nfsa_stale_seconds = 1.5\n'
+        "use_server_time = false\npage_size = 7\n\n"
+        '[tls]\nca = "file-ca.pem"\ncertificate = "file-dev.pem"\nkey = "file-dev.key"\n'
+        'ciphers = ["ECDHE-ECDSA-AES128-GCM-SHA256"]\nminimum_version = "1.3"\n\n'
+        '[api]\nbind = "127.0.0.1:1"\n'
+    )
+    only_file = load_settings(build_parser().parse_args(["sep2", "--config", str(path)]))
+    assert only_file.server.url == "https://file:1"
+    assert (only_file.server.dcap_path, only_file.server.fsa_stale_seconds) == ("/file/dcap", 1.5)
+    assert only_file.tls.ca == (tmp_path / "file-ca.pem").resolve()
+    assert only_file.api.bind == "127.0.0.1:1"
+    args = build_parser().parse_args(
+        [
+            "sep2", "--config", str(path), "--server", "https://flag:2",
+            "--tls-ca", "/f/ca.pem", "--tls-certificate", "/f/dev.pem", "--tls-key", "/f/dev.key",
+            "--api-bind", "127.0.0.1:2", "--dcap-path", "/flag/dcap",
+            "--fsa-stale-seconds", "4000",
+        ]
+    )  # fmt: skip
+    config = load_settings(args)
+    assert config.server.url == "https://flag:2"
+    assert (config.server.dcap_path, config.server.fsa_stale_seconds) == ("/flag/dcap", 4000.0)
+    assert (config.tls.ca, config.tls.certificate, config.tls.key) == (
+        Path("/f/ca.pem"),
+        Path("/f/dev.pem"),
+        Path("/f/dev.key"),
+    )
+    assert config.api.bind == "127.0.0.1:2"
+    # Keys with no flag keep the file's values.
+    assert (config.server.use_server_time, config.server.page_size) == (False, 7)
+    assert (config.tls.ciphers, config.tls.minimum_version) == (
+        ["ECDHE-ECDSA-AES128-GCM-SHA256"],
+        "1.3",
+    )

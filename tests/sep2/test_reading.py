@@ -3,7 +3,7 @@ server's own time zone fields, and nulls where the contract says."""
 
 from __future__ import annotations
 
-from gridwire.sep2.reading import round_half_up, time_reading
+from gridwire.sep2.reading import TimeReading, TimeUnavailable, round_half_up, time_reading
 from gridwire.sep2.resources import Time
 from gridwire.sep2.timebase import FsaLink, Timebase
 from tests.sep2.test_timebase import HandClock
@@ -25,12 +25,18 @@ def eastern(current: int) -> Time:
 
 
 def test_unavailable_before_any_observation() -> None:
-    reading = time_reading(Timebase(HandClock()))
+    reading = time_reading(Timebase(HandClock(), enabled=False))
+    assert isinstance(reading, TimeUnavailable)
     assert reading.source == "unavailable" and not reading.available
-    assert reading.current_time is None and reading.local_time is None
-    assert (reading.offset_seconds, reading.age_seconds, reading.href) == (None, None, None)
-    assert (reading.quality, reading.dst_active, reading.tz_offset) == (None, None, None)
-    assert reading.timebase_enabled is True
+    # Every field derived from an observation is null, dst_active included; timebase_enabled
+    # is a setting, not derived, and says what it is.
+    derived = [
+        reading.current_time, reading.local_time, reading.tz_offset, reading.dst_offset,
+        reading.dst_active, reading.quality, reading.offset_seconds, reading.age_seconds,
+        reading.href,
+    ]  # fmt: skip
+    assert derived == [None] * 9
+    assert reading.timebase_enabled is False
 
 
 def test_summer_reading_applies_daylight_saving() -> None:
@@ -69,16 +75,23 @@ def test_winter_reading_and_the_dst_boundary_between_polls() -> None:
 
 
 def test_time_zone_fields_are_null_while_no_time_resource_is_held() -> None:
+    # July: daylight saving is in effect by the held resource. Once rediscovery releases it,
+    # local_time, tz_offset and dst_offset go null; dst_active is a boolean in the contract
+    # (the only field of the three-plus-one not marked "or null"), and with no dstOffset held
+    # none is applied, so it reads false.
     clock = HandClock(wall=1_720_000_000.0)
     tb = Timebase(clock)
     tb.set_structure("/tm", [FsaLink("/f", None, "/tm")])
     tb.observe(eastern(1_720_000_100), "/tm", clock.wall(), clock.monotonic())
+    assert time_reading(tb).dst_active is True
     tb.release()  # rediscovery began
     reading = time_reading(tb)
+    assert isinstance(reading, TimeReading)
     assert reading.source == "server" and reading.current_time == 1_720_000_101
     assert (reading.local_time, reading.tz_offset, reading.dst_offset) == (None, None, None)
-    assert reading.dst_active is None
+    assert reading.dst_active is False
     assert reading.offset_seconds == 100.5  # the offset survives
+    assert (reading.quality, reading.href) == (7, "/tm")
 
 
 def test_current_time_follows_the_local_clock_it_is_applied_to() -> None:

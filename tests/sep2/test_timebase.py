@@ -206,3 +206,46 @@ def test_reading_prefers_global_unless_it_is_stale_and_an_fsa_is_newer(
 def test_scopes_sharing_a_time_resource(timebase: Timebase) -> None:
     assert timebase.scopes_of("/tm") == ["global", FSA_B]
     assert timebase.scopes_of(A_TM) == [FSA_A]
+
+
+def test_stale_warning_is_once_per_scope_not_once_in_all(
+    clock: HandClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Two FSAs with Time resources of their own both go stale behind a refreshed global: each
+    # is bypassed, and each gets its own single warning naming it and its own Time href.
+    b_tm = "/edev/2/fsa/1/tm"
+    tb = Timebase(clock)
+    tb.set_structure("/tm", [FsaLink(FSA_A, "A", A_TM), FsaLink(FSA_B, "B", b_tm)])
+    observe(tb, clock, A_TM, 1_700_000_000)
+    observe(tb, clock, b_tm, 1_700_000_000)
+    clock.advance(3601)
+    observe(tb, clock, "/tm", 1_700_003_601)
+    caplog.set_level(logging.WARNING, "gridwire.sep2.timebase")
+    for _ in range(3):
+        tb.review()
+        for fsa in (FSA_A, FSA_B):
+            chosen = tb.effective(fsa)
+            assert chosen is not None and chosen.bypassed
+    warnings = sorted(r.getMessage() for r in caplog.records)
+    assert len(warnings) == 2
+    assert FSA_A in warnings[0] and A_TM in warnings[0] and b_tm not in warnings[0]
+    assert FSA_B in warnings[1] and b_tm in warnings[1] and A_TM not in warnings[1]
+
+
+def test_a_reading_once_available_is_never_lost(clock: HandClock) -> None:
+    # TimeLink only on an FSA; its Time then answers 404, then the FSA is withdrawn. No scope
+    # holds an observation any more, but the contract has no way back to "unavailable": the
+    # latest observation keeps the reading (not held, so its time zone fields go null).
+    tb = Timebase(clock)
+    tb.set_structure(None, [FsaLink(FSA_A, "A", A_TM)])
+    assert tb.held() is None
+    observe(tb, clock, A_TM, 1_700_000_050)
+    tb.absent(A_TM)
+    held = tb.held()
+    assert held is not None and held.observation.offset_seconds == 50.5 and not held.holding
+    observe(tb, clock, A_TM, 1_700_000_070)
+    tb.set_structure(None, [])  # withdrawn: forgotten as a scope, and no longer held
+    assert tb.status().per_fsa == []
+    held = tb.held()
+    assert held is not None and held.observation.offset_seconds == 70.5 and not held.holding
+    assert tb.now(FSA_A) == clock.wall()  # scheduling has no scope left to use it

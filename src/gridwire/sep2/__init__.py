@@ -34,7 +34,7 @@ from gridwire.sep2.errors import (
 )
 from gridwire.sep2.identity import DeviceIdentity, identity_from_der, load_identity
 from gridwire.sep2.polling import Poller, PollSettings
-from gridwire.sep2.reading import TimeReading, time_reading
+from gridwire.sep2.reading import TimeReading, TimeUnavailable, time_reading
 from gridwire.sep2.service import ManagementService, Sep2Service
 from gridwire.sep2.timebase import Effective, FsaLink, Observation, Timebase
 
@@ -62,6 +62,7 @@ __all__ = [
     "Sep2Service",
     "SystemClock",
     "TimeReading",
+    "TimeUnavailable",
     "Timebase",
     "Unreachable",
     "build_config",

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from gridwire.errors import GridwireError
 from gridwire.sep2.docs import install_docs
 from gridwire.sep2.errors import NotConnected
-from gridwire.sep2.reading import TimeReading
+from gridwire.sep2.reading import TimeReading, TimeUnavailable
 from gridwire.sep2.service import ManagementService
 from gridwire.sep2.status import ClientStatus
 
@@ -53,7 +53,7 @@ TIME_RESPONSES: dict[int | str, dict[str, Any]] = {
         "description": "No Time resource observed yet: JSON with `source` `unavailable` and "
         "every derived field null, text `unavailable`. Or no client service yet: "
         "`not_connected` (JSON body below, text `not_connected`).",
-        "model": TimeReading | NotConnectedBody,
+        "model": TimeUnavailable | NotConnectedBody,
         "content": {
             "text/plain": {"schema": {"type": "string", "enum": ["unavailable", NOT_CONNECTED]}}
         },

@@ -19,7 +19,7 @@ from gridwire.sep2.clock import SYSTEM_CLOCK, Clock
 from gridwire.sep2.config import Sep2Config
 from gridwire.sep2.identity import DeviceIdentity, load_identity
 from gridwire.sep2.polling import Poller, PollSettings
-from gridwire.sep2.reading import TimeReading, time_reading
+from gridwire.sep2.reading import TimeReading, TimeUnavailable, time_reading
 from gridwire.sep2.status import ClientStatus, DeviceStatus
 from gridwire.sep2.timebase import Timebase
 from gridwire.sep2.tls import client_context
@@ -101,7 +101,7 @@ class Sep2Client:
     ) -> None:
         await self.stop()
 
-    async def observe_once(self) -> TimeReading:
+    async def observe_once(self) -> TimeReading | TimeUnavailable:
         """Discover and fetch every Time resource once; raise the failure if the round failed."""
         self.poller.poll_now()
         await self.poller.cycle()
@@ -109,7 +109,7 @@ class Sep2Client:
             raise self.poller.last_error
         return self.time_reading()
 
-    def time_reading(self) -> TimeReading:
+    def time_reading(self) -> TimeReading | TimeUnavailable:
         return time_reading(self.timebase)
 
     def now(self, fsa: str | None = None) -> float:

@@ -1,11 +1,20 @@
 """The head-end clock reading that ``GET /api/v1/time`` answers, computed from the timebase's
-cached offset: no request goes upstream to make one."""
+cached offset: no request goes upstream to make one.
+
+Two shapes, with the same keys in the same order: :class:`TimeReading` once any Time resource
+has been observed (the body of a 200, typed as the contract's table types it) and
+:class:`TimeUnavailable` before that (the body of the 503: ``source`` ``unavailable`` and every
+field derived from an observation null; ``timebase_enabled`` is a setting, not derived, and is
+still reported). Their field types are the OpenAPI schemas of the two answers.
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from gridwire.sep2.timebase import Timebase
 
@@ -16,38 +25,84 @@ def round_half_up(value: float) -> int:
 
 @dataclass(frozen=True, slots=True)
 class TimeReading:
-    """The head-end's time now. Only ``current_time`` and ``source`` are guaranteed when the
-    source is ``server``; with ``unavailable`` every derived field is null."""
+    """The head-end's time now (a 200). Only ``current_time`` and ``source`` are guaranteed by
+    the contract; here every field but the three time zone ones is always a value."""
 
-    current_time: int | None
-    source: Literal["server", "unavailable"]
-    local_time: int | None
-    tz_offset: int | None
-    dst_offset: int | None
-    dst_active: bool | None
-    quality: int | None
-    offset_seconds: float | None
-    age_seconds: float | None
-    href: str | None
+    current_time: Annotated[
+        int,
+        Field(description="Epoch seconds (UTC): the observed offset applied to the local clock"),
+    ]
+    source: Literal["server"]
+    local_time: Annotated[
+        int | None,
+        Field(
+            description="current_time with the server's tzOffset and (when dst_active) "
+            "dstOffset; null while no Time resource is held, for example during rediscovery"
+        ),
+    ]
+    tz_offset: Annotated[int | None, Field(description="Seconds; null as local_time")]
+    dst_offset: Annotated[int | None, Field(description="Seconds; null as local_time")]
+    dst_active: Annotated[
+        bool,
+        Field(
+            description="Daylight saving is in effect by the held Time resource's own "
+            "dstStartTime/dstEndTime; false while none is held (no dstOffset is applied)"
+        ),
+    ]
+    quality: Annotated[
+        int,
+        Field(
+            description="The server's claim about its time source, carried through unchanged: "
+            "3 external authoritative (NTP), larger weaker, 7 intentionally uncoordinated"
+        ),
+    ]
+    offset_seconds: Annotated[float, Field(description="Head-end clock minus local clock")]
+    age_seconds: Annotated[
+        float, Field(description="Age of the offset's measurement (monotonic clock)")
+    ]
+    href: Annotated[str, Field(description="Path of the Time resource")]
+    timebase_enabled: Annotated[
+        bool, Field(description="Whether this client applies the offset to its own scheduling")
+    ]
+
+    @property
+    def available(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class TimeUnavailable:
+    """No Time resource observed yet (a 503): every derived field null."""
+
+    current_time: None
+    source: Literal["unavailable"]
+    local_time: None
+    tz_offset: None
+    dst_offset: None
+    dst_active: None
+    quality: None
+    offset_seconds: None
+    age_seconds: None
+    href: None
     timebase_enabled: bool
 
     @property
     def available(self) -> bool:
-        return self.source == "server"
+        return False
 
 
-def time_reading(timebase: Timebase) -> TimeReading:
+def time_reading(timebase: Timebase) -> TimeReading | TimeUnavailable:
     """The observed offset applied to the local clock now, with the server's own time zone
     fields while its Time resource is held (null otherwise, for example during rediscovery)."""
     held = timebase.held()
     if held is None:
-        return TimeReading(
+        return TimeUnavailable(
             None, "unavailable", None, None, None, None, None, None, None, None, timebase.enabled
         )
     o = held.observation
     now = timebase.clock.wall() + o.offset_seconds
     local_time = tz_offset = dst_offset = None
-    dst_active = None
+    dst_active = False
     if held.holding:
         t = o.time
         dst_active = t.dst_active_at(now)

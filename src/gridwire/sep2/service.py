@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from gridwire.sep2.client import Sep2Client
-from gridwire.sep2.reading import TimeReading
+from gridwire.sep2.reading import TimeReading, TimeUnavailable
 from gridwire.sep2.status import ClientStatus
 
 
 @runtime_checkable
 class ManagementService(Protocol):
-    def time_reading(self) -> TimeReading: ...
+    def time_reading(self) -> TimeReading | TimeUnavailable: ...
 
     def status(self) -> ClientStatus: ...
 
@@ -23,7 +23,7 @@ class Sep2Service:
     def __init__(self, client: Sep2Client) -> None:
         self.client = client
 
-    def time_reading(self) -> TimeReading:
+    def time_reading(self) -> TimeReading | TimeUnavailable:
         """The head-end's time from the cached offset: never a request upstream."""
         return self.client.time_reading()
 

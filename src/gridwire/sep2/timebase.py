@@ -13,6 +13,10 @@ poller hands in each Time resource with the moment it was received.
   newer yields to the global offset, with one warning the first time per scope; it never falls
   back to a staler observation, and an FSA with nothing to fall back to keeps its own.
 - Observations survive a rediscovery; withdrawn FSAs are forgotten.
+- Once any Time resource has been observed a reading stays available for good (the contract's
+  availability has no way back to unavailable): when no scope has an observation left (an FSA's
+  Time answered 404, or the FSA was withdrawn, and nothing global was ever observed) the latest
+  observation made stands in.
 """
 
 from __future__ import annotations
@@ -108,6 +112,7 @@ class Timebase:
         self._global = _Scope(time_href=None)
         self._fsas: dict[str, _Scope] = {}
         self._holding: set[str] = set()
+        self._latest: Observation | None = None  # the last observation of any scope
 
     # -- settings ---------------------------------------------------------------------------
 
@@ -128,7 +133,8 @@ class Timebase:
 
     def set_structure(self, global_time_href: str | None, fsas: Iterable[FsaLink]) -> None:
         """The scopes discovery found. Observations of scopes that remain are kept (even when
-        their link moved); FSAs no longer listed are forgotten."""
+        their link moved); FSAs no longer listed are forgotten, and a Time resource no scope
+        links to any more is no longer held."""
         with self._lock:
             self._global.time_href = global_time_href
             kept: dict[str, _Scope] = {}
@@ -138,6 +144,7 @@ class Timebase:
                 scope.description = link.description
                 kept[link.href] = scope
             self._fsas = kept
+            self._holding &= set(self.time_hrefs())
 
     def release(self) -> None:
         """Stop holding every Time resource (rediscovery has begun); offsets stay."""
@@ -174,6 +181,7 @@ class Timebase:
                 if scope.time_href == href:
                     scope.observation = observation
             self._holding.add(href)
+            self._latest = observation
         return observation
 
     def absent(self, href: str) -> None:
@@ -245,7 +253,8 @@ class Timebase:
 
     def held(self) -> Held | None:
         """What ``/time`` reports: the global observation, unless there is none or it is older
-        than the staleness threshold while an FSA's is newer; then the newest FSA's."""
+        than the staleness threshold while an FSA's is newer; then the newest FSA's. With no
+        scope holding an observation, the latest ever made; None only before the first."""
         with self._lock:
             now = self.clock.monotonic()
             chosen = self._global.observation
@@ -261,6 +270,7 @@ class Timebase:
                 )
             ):
                 chosen = newest
+            chosen = chosen or self._latest
             if chosen is None:
                 return None
             return Held(chosen, chosen.href in self._holding)
