@@ -160,6 +160,13 @@ class Application(o.IMasterApplication):  # type: ignore[misc]
                 self.startup_done.set()
 
     @guarded(None)
+    def OnClose(self) -> None:
+        # A new connection starts from nothing: its first IIN is printed even when it equals the
+        # last one of the old connection (e.g. DEVICE_RESTART not yet cleared when the
+        # outstation restarted), so a test waiting for it after a reconnect sees it.
+        self._iin = None
+
+    @guarded(None)
     def OnReceiveIIN(self, iin: Any) -> None:
         value = int(iin.LSB) | int(iin.MSB) << 8
         if value != self._iin:
