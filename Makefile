@@ -1,12 +1,13 @@
 # make test   - set up .venv (if missing) and run every check: ruff, mypy --strict, pytest
 # make bench  - print benchmark figures (never part of the tests)
-# make demo   - (arrives with the simulated DER)
+# make demo   - set up .venv and run the demo: a simulated IEEE 1815.2 DER, a master connected
+#               to it with the profile, and the console on 127.0.0.1:8815 (Ctrl-C ends it)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test lint types unit bench setup clean
+.PHONY: test lint types unit bench demo setup clean
 
 setup: $(STAMP)
 
@@ -30,6 +31,10 @@ test: lint types unit
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The demo commands a simulated device only, so it runs with --allow-control.
+demo: $(STAMP)
+	$(BIN)/gridwire console --demo --allow-control
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis

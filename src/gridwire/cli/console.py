@@ -1,0 +1,42 @@
+"""``gridwire console``: the master's operations over HTTP (routes, server-sent events,
+OpenAPI), by default on 127.0.0.1:8815; ``--demo`` serves a simulated DER to try it on."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from gridwire.cli.config import config_from_args, say, service_parser
+from gridwire.service.config import CONSOLE_BIND
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = service_parser(
+        subparsers,
+        "console",
+        help="serve the master's operations over HTTP (127.0.0.1:8815)",
+        description="Serve the DNP3 master's operations as JSON over HTTP: POST\n"
+        "/api/<operation>, POST /api (message form), GET /events (server-sent events), GET\n"
+        "/openapi.json. Read-only unless --allow-control. A token is made at start unless\n"
+        "--token or --no-token says otherwise; binding beyond loopback needs one.",
+        default_bind=CONSOLE_BIND,
+    )
+    parser.add_argument("--token", metavar="TOKEN", help="the token clients must send")
+    parser.add_argument(
+        "--new-token", action="store_true", help="make a token at start and print it (default)"
+    )
+    parser.add_argument("--no-token", action="store_true", help="serve without a token")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="also run a simulated IEEE 1815.2 DER and add it as outstation 'der'",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gridwire.service.runner import configure_logging, run_console
+
+    config = config_from_args(args, "console")
+    configure_logging(config)
+    return asyncio.run(run_console(config, demo=args.demo, announce=say))

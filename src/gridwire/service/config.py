@@ -1,0 +1,114 @@
+"""The settings of ``gridwire console`` and ``gridwire serve``, as a configuration file holds
+them (JSON; ``gridwire config`` prints a complete one) and as flags override them.
+
+    {
+      "allow_control": false,
+      "outstations": [{"name": "feeder", "host": "127.0.0.1", "port": 20000, ...}],
+      "connect_wait": null, "tables": null, "device_profile": null, "capture": null,
+      "log_file": null, "log_level": "INFO",
+      "console": {"bind": "127.0.0.1:8815", "token": null, "new_token": true},
+      "serve": {"bind": "127.0.0.1:8816"}
+    }
+
+Each outstation is the ``add`` operation's parameters (the master's OutstationSettings).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from gridwire.errors import ConfigError
+from gridwire.master.settings import OutstationSettings
+
+CONSOLE_BIND = "127.0.0.1:8815"
+SERVE_BIND = "127.0.0.1:8816"
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ConsoleSettings(_Section):
+    """The HTTP service. ``token`` fixes the token; without one, ``new_token`` makes one at
+    start (printed with the address to open); with neither the API needs no token, which a
+    bind beyond loopback refuses."""
+
+    bind: str = CONSOLE_BIND
+    token: str | None = Field(default=None, min_length=1)
+    new_token: bool = True
+
+
+class LineSettings(_Section):
+    """The line service: on this machine only."""
+
+    bind: str = SERVE_BIND
+
+
+class ServiceConfig(_Section):
+    """Every setting of the service."""
+
+    allow_control: bool = False
+    outstations: list[OutstationSettings] = Field(default_factory=list)
+    connect_wait: float | None = Field(
+        default=None, ge=0, description="Seconds to keep trying to connect at start"
+    )
+    tables: Path | None = Field(default=None, description="The IEEE 1815.2 point map file")
+    device_profile: Path | None = Field(default=None, description="A Device Profile document")
+    capture: Path | None = Field(default=None, description="pcap file of every frame")
+    log_file: Path | None = None
+    log_level: LogLevel = "INFO"
+    console: ConsoleSettings = Field(default_factory=ConsoleSettings)
+    serve: LineSettings = Field(default_factory=LineSettings)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> ServiceConfig:
+        names = [o.name for o in self.outstations]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"outstation {', '.join(twice)} is given twice")
+        return self
+
+
+def load_config(path: Path) -> ServiceConfig:
+    """The configuration file at ``path``; ConfigError naming the file and what is wrong."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"config file {path}: {exc.strerror or exc}") from None
+    try:
+        return ServiceConfig.model_validate_json(data, strict=True)
+    except ValidationError as exc:
+        raise ConfigError(f"config file {path}: {first_problem(exc)}") from None
+
+
+def first_problem(exc: ValidationError) -> str:
+    """A validation error's first problem as ``where: what``."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    if err["type"] == "json_invalid":
+        return f"not JSON ({err['msg']})"
+    return f"{where}: {err['msg']}" if where else str(err["msg"])
+
+
+def parse_bind(text: str, default_port: int) -> tuple[str, int]:
+    """``HOST[:PORT]`` (``[v6]:PORT`` for IPv6) -> host and port; ConfigError otherwise."""
+    text = text.strip()
+    host, port_text = text, ""
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        if rest and not rest.startswith(":"):
+            raise ConfigError(f"bind {text!r} is not [HOST]:PORT")
+        port_text = rest[1:]
+    elif text.count(":") == 1:
+        host, port_text = text.split(":")
+    if not host:
+        raise ConfigError(f"bind {text!r} names no host")
+    if not port_text:
+        return host, default_port
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ConfigError(f"bind {text!r}: port {port_text!r} is not 0-65535")
+    return host, int(port_text)

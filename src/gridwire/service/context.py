@@ -1,0 +1,42 @@
+"""What an operation's handler is given: the master, and what the service around it offers."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gridwire.der.pointmap import PointMap
+from gridwire.errors import RequestError
+from gridwire.master import Master
+from gridwire.service.results import StopResult
+
+
+@dataclass
+class Context:
+    """The service as its operations see it.
+
+    ``device_profile`` is the Device Profile document given with ``--device-profile`` (for the
+    operations that compare against one). ``stopping`` is set by :meth:`stop`; the transports
+    end once the answer to the message that set it has been written.
+    """
+
+    master: Master
+    device_profile: Path | None = None
+    stopping: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def allow_control(self) -> bool:
+        return self.master.allow_control
+
+    def stop(self) -> StopResult:
+        """Ask the service to end."""
+        self.stopping.set()
+        return StopResult(stopping=True)
+
+    def point_map(self, outstation: str) -> PointMap:
+        """The point map of the outstation's profile; RequestError when it has none."""
+        point_map = self.master.point_map(outstation)
+        if point_map is None:
+            raise RequestError(f"outstation {outstation!r} was given no profile")
+        return point_map

@@ -1,0 +1,48 @@
+"""The service both transports serve: a master, the operation table, the dispatcher, and the
+stream settings of the event streams."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from gridwire.master import Master
+from gridwire.service.context import Context
+from gridwire.service.dispatch import Dispatcher
+from gridwire.service.encoding import EventEncoder
+from gridwire.service.events import KEEPALIVE, STREAM_IDLE
+from gridwire.service.operation import OperationTable
+from gridwire.service.table import default_table
+
+MESSAGE_LIMIT = 4 << 20
+"""The largest HTTP body or line the service reads: 4 MiB."""
+
+
+class Service:
+    """What the HTTP app and the line server share.
+
+    ``idle`` and ``keepalive`` are the event streams' write idleness limit and keep-alive
+    interval (60 s and 15 s; tests shorten them).
+    """
+
+    def __init__(
+        self,
+        master: Master,
+        table: OperationTable | None = None,
+        *,
+        device_profile: Path | None = None,
+        idle: float = STREAM_IDLE,
+        keepalive: float = KEEPALIVE,
+    ) -> None:
+        self.master = master
+        self.table = table if table is not None else default_table()
+        self.context = Context(master, device_profile)
+        self.dispatcher = Dispatcher(self.table, self.context)
+        self.encoder = EventEncoder()
+        self.idle = idle
+        self.keepalive = keepalive
+
+    @property
+    def stopping(self) -> asyncio.Event:
+        """Set once ``stop`` was asked for (or the program is ending)."""
+        return self.context.stopping

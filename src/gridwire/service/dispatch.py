@@ -1,0 +1,237 @@
+"""From a message to its envelope: find the operation, validate its parameters, apply the
+``not_allowed`` gate, call the handler, and write the answer as JSON.
+
+It never raises (cancellation aside): every failure is an envelope with ``ok`` false and
+``error.kind`` request, connection or not_allowed. An exception that is not one of ours is a
+bug; it is logged with its traceback and answered as kind request.
+
+Every operation that commands an outstation is logged at INFO with its parameters (the
+points and values) and its result; one refused for want of ``--allow-control`` at WARNING.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from gridwire.errors import GridwireError, NotAllowed, OperationError, RequestError
+from gridwire.service.context import Context
+from gridwire.service.encoding import dumps, encode
+from gridwire.service.operation import Operation, OperationTable
+
+log = logging.getLogger("gridwire.service")
+
+MESSAGE_FIELDS = ("id", "op", "outstation", "params")
+LOGGED_RESULT = 4000  # characters of a command's result kept in the log line
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An envelope as JSON, and the kind of its error (None when ``ok``)."""
+
+    body: bytes
+    kind: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.kind is None
+
+
+def error_body(kind: str, message: str, ident: Any = None) -> bytes:
+    """The envelope of an error, as JSON."""
+    return dumps({"id": ident, "ok": False, "error": {"kind": kind, "message": message}})
+
+
+def error_answer(error: OperationError, ident: Any = None) -> Answer:
+    return Answer(error_body(error.kind, str(error), ident), error.kind)
+
+
+class Dispatcher:
+    """Carries out messages against one table and one context."""
+
+    def __init__(self, table: OperationTable, context: Context) -> None:
+        self.table = table
+        self.context = context
+
+    async def message(self, message: object) -> Answer:
+        """The message form: ``{"id", "op", "outstation", "params"}`` (``POST /api`` and
+        each line of the line service)."""
+        ident = message.get("id") if isinstance(message, dict) else None
+        try:
+            name, params, outstation = _unpack(message)
+            operation = self._operation(name)
+            params = _with_outstation(operation, params, outstation)
+        except OperationError as exc:
+            return error_answer(exc, ident)
+        return await self._run(operation, params, ident)
+
+    async def call(self, name: str, params: object) -> Answer:
+        """The plain form: the operation named by the route, ``params`` the body."""
+        try:
+            operation = self._operation(name)
+            if not isinstance(params, dict):
+                raise RequestError(f"{name}: the body must be a JSON object of parameters")
+        except OperationError as exc:
+            return error_answer(exc)
+        return await self._run(operation, params, None)
+
+    def _operation(self, name: str) -> Operation[Any]:
+        operation = self.table.get(name)
+        if operation is None:
+            raise RequestError(f"unknown operation {name!r}")
+        return operation
+
+    async def _run(self, operation: Operation[Any], data: dict[str, Any], ident: Any) -> Answer:
+        params: BaseModel | None = None
+        commands = False
+        try:
+            params = _validate(operation, data)
+            commands = operation.commands_with(params)
+            if commands and not self.context.allow_control:
+                log.warning(
+                    "refused %s%s %s: the service was not started with --allow-control",
+                    operation.name,
+                    _on(params),
+                    _params_text(params),
+                )
+                raise NotAllowed(
+                    f"{operation.name} commands the outstation; the service was not started "
+                    "with --allow-control"
+                )
+            outcome = operation.handler(self.context, params)
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+            result = await encode(outcome)
+        except OperationError as exc:
+            if commands and not isinstance(exc, NotAllowed):
+                _log_command(operation, params, f"error {exc.kind}: {exc}")
+            return error_answer(exc, ident)
+        except (GridwireError, ValidationError) as exc:
+            # Our own errors without a kind (a bad map file, a protocol encoding error...)
+            # and a model validated inside the master: the message could not be acted on.
+            return error_answer(RequestError(f"{operation.name}: {_text(exc)}"), ident)
+        except Exception as exc:
+            log.exception("%s failed unexpectedly", operation.name)
+            message = f"{operation.name} failed: {type(exc).__name__}: {exc}"
+            return error_answer(RequestError(message), ident)
+        if commands:
+            _log_command(operation, params, result.decode(errors="replace")[:LOGGED_RESULT])
+        return Answer(b'{"id":' + dumps(ident) + b',"ok":true,"result":' + result + b"}")
+
+
+def _unpack(message: object) -> tuple[str, dict[str, Any], object]:
+    if not isinstance(message, dict):
+        raise RequestError("a message is a JSON object: {id, op, outstation, params}")
+    unknown = sorted(set(message) - set(MESSAGE_FIELDS))
+    if unknown:
+        raise RequestError(
+            f"unknown message field {', '.join(unknown)} (fields: id, op, outstation, params)"
+        )
+    name = message.get("op")
+    if not isinstance(name, str):
+        raise RequestError("message field op (the operation's name) must be a string")
+    params = message.get("params")
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise RequestError("message field params must be a JSON object")
+    return name, params, message.get("outstation")
+
+
+def _with_outstation(
+    operation: Operation[Any], params: dict[str, Any], outstation: object
+) -> dict[str, Any]:
+    """The message's ``outstation`` put among the parameters."""
+    if outstation is None:
+        return params
+    if not isinstance(outstation, str):
+        raise RequestError("message field outstation must be a string")
+    if operation.target == "none":
+        raise RequestError(f"{operation.name} takes no outstation")
+    if "outstation" in params and params["outstation"] != outstation:
+        raise RequestError("outstation is given twice, as two different names")
+    return {**params, "outstation": outstation}
+
+
+def _validate(operation: Operation[Any], data: dict[str, Any]) -> BaseModel:
+    try:
+        params: BaseModel = operation.params.model_validate(data, strict=True)
+        return params
+    except ValidationError as exc:
+        raise RequestError(f"{operation.name}: {describe(exc, data)}") from None
+
+
+def describe(exc: ValidationError, data: object) -> str:
+    """A validation error as one line naming the parameter: the part of each error's location
+    that exists in the input (pydantic adds the member of a union it tried), plus the name
+    of a missing parameter."""
+    first = exc.errors()[0]
+    where = _where(first["loc"], data, first["type"])
+    messages = []
+    for err in exc.errors():
+        if _where(err["loc"], data, err["type"]) == where and err["msg"] not in messages:
+            messages.append(err["msg"])
+    text = "; or ".join(messages[:4])
+    if first["type"] == "extra_forbidden":
+        return f"unknown parameter {where}"
+    if first["type"] == "missing":
+        return f"parameter {where} is missing"
+    return f"parameter {where}: {text}" if where else text
+
+
+def _where(loc: tuple[int | str, ...], data: object, kind: str) -> str:
+    path: list[str] = []
+    node = data
+    for part in loc:
+        step = _step(node, part)
+        if step is not None:
+            node = step[0]
+        elif kind in ("missing", "extra_forbidden") and isinstance(node, dict):
+            path.append(str(part))
+            break
+        else:
+            break
+        path.append(str(part))
+    return ".".join(path)
+
+
+def _step(node: object, part: int | str) -> tuple[object] | None:
+    """The item ``part`` of ``node`` (in a one-tuple), or None when the input has none."""
+    if isinstance(node, dict) and part in node:
+        return (node[part],)
+    if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        return (node[part],)
+    return None
+
+
+def _text(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        return f"{where}: {err['msg']}" if where else str(err["msg"])
+    return str(exc)
+
+
+def _on(params: BaseModel) -> str:
+    outstation = getattr(params, "outstation", None)
+    return f" on {outstation}" if outstation else ""
+
+
+def _params_text(params: BaseModel | None) -> str:
+    if params is None:
+        return "{}"
+    return params.model_dump_json(exclude={"outstation"})
+
+
+def _log_command(operation: Operation[Any], params: BaseModel | None, result: str) -> None:
+    log.info(
+        "command %s%s %s: %s",
+        operation.name,
+        _on(params) if params is not None else "",
+        _params_text(params),
+        result,
+    )

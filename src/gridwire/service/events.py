@@ -1,0 +1,128 @@
+"""Writing the master's updates to a stream: server-sent events over HTTP, or JSON lines on the
+line service after ``subscribe``.
+
+:func:`pump` takes updates from a bus subscriber (whose backlog is bounded: 10,000 waiting
+updates are dropped and replaced by one ``lost``), encodes each once, batches what is
+waiting into one write, and writes it. A stream that accepts no write for ``idle`` seconds
+(60) is given up; a stream with nothing to say is sent a keep-alive comment every
+``keepalive`` seconds (SSE only), so a healthy stream is never idle and a dead one is found.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+from gridwire.master.bus import Subscriber
+from gridwire.service.encoding import EventEncoder, dumps
+
+log = logging.getLogger("gridwire.service")
+
+STREAM_IDLE = 60.0
+"""Seconds a stream may go without accepting a write before it is closed."""
+KEEPALIVE = 15.0
+"""Seconds between keep-alive comments on an event stream with nothing to say."""
+BATCH_BYTES = 256 * 1024
+
+SSE_KEEPALIVE = b": keep-alive\n\n"
+
+Write = Callable[[bytes], Awaitable[None]]
+Frame = Callable[[str, bytes], bytes]
+Ended = Literal["stopped", "closed", "idle"]
+
+
+def sse_frame(event: str, data: bytes) -> bytes:
+    """One server-sent event: its name and its JSON data (one line: orjson writes no
+    newline)."""
+    return b"event: " + event.encode() + b"\ndata: " + data + b"\n\n"
+
+
+def line_frame(event: str, data: bytes) -> bytes:
+    """One event on the line service: ``{"event": NAME, "data": {...}}`` and a newline."""
+    return b'{"event":' + dumps(event) + b',"data":' + data + b"}\n"
+
+
+async def accepted(write: Awaitable[None], idle: float) -> bool:
+    """Await a write, giving up (False) when the stream has not accepted it within
+    ``idle`` seconds."""
+    try:
+        await asyncio.wait_for(write, idle)
+    except TimeoutError:
+        return False
+    return True
+
+
+async def pump(
+    subscriber: Subscriber,
+    write: Write,
+    frame: Frame,
+    encoder: EventEncoder,
+    stopping: asyncio.Event,
+    *,
+    idle: float = STREAM_IDLE,
+    keepalive: float | None = None,
+) -> Ended:
+    """Write updates until the service stops, the subscriber is closed, or the stream
+    accepts no write for ``idle`` seconds; returns which."""
+    stop = asyncio.ensure_future(stopping.wait())
+    getter: asyncio.Future[tuple[str, dict[str, object]]] | None = None
+    try:
+        while True:
+            update = subscriber.get_nowait()
+            if update is None:
+                getter = asyncio.ensure_future(subscriber.get())
+                done, _ = await asyncio.wait(
+                    {getter, stop}, timeout=keepalive, return_when=asyncio.FIRST_COMPLETED
+                )
+                if stop in done:
+                    return "stopped"
+                if getter not in done:
+                    getter.cancel()
+                    if not await accepted(write(SSE_KEEPALIVE), idle):
+                        return "idle"
+                    continue
+                try:
+                    update = getter.result()
+                except EOFError:
+                    return "closed"
+            chunk = await _batch(update, subscriber, frame, encoder)
+            if chunk and not await accepted(write(chunk), idle):
+                return "idle"
+    finally:
+        stop.cancel()
+        if getter is not None:
+            getter.cancel()
+            # A getter that ended (EOFError once the subscriber closes) is looked at here.
+            getter.add_done_callback(_retrieve)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+async def _batch(
+    first: tuple[str, dict[str, object]],
+    subscriber: Subscriber,
+    frame: Frame,
+    encoder: EventEncoder,
+) -> bytes:
+    """The first update and whatever else waits, framed, up to BATCH_BYTES."""
+    parts: list[bytes] = []
+    size = 0
+    update: tuple[str, dict[str, object]] | None = first
+    while update is not None:
+        event, data = update
+        try:
+            piece = frame(event, await encoder.data(data))
+        except TypeError:
+            log.exception("event %s could not be written as JSON; skipped", event)
+        else:
+            parts.append(piece)
+            size += len(piece)
+        if size >= BATCH_BYTES:
+            break
+        update = subscriber.get_nowait()
+    return b"".join(parts)

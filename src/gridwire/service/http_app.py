@@ -1,0 +1,239 @@
+"""The HTTP side of the service (``gridwire console``): a FastAPI application whose routes are
+generated from the operation table.
+
+- ``POST /api/<operation>`` for each operation, ``POST /api`` for the message form;
+- ``GET /events``: server-sent events;
+- ``GET /openapi.json``: the OpenAPI document built from the same table;
+- ``/`` and everything else outside ``/api`` and ``/events`` stay free for the console.
+
+Every answer under ``/api`` is an envelope. HTTP status codes (decision in docs/DESIGN.md):
+200 ok; 400 kind request; 403 not_allowed; 503 connection; and, where no operation ran, 401
+missing or wrong token, 404 no such operation, 405 not POST, 413 body over 4 MiB (answered
+from Content-Length, or as soon as a streamed body passes the limit, before it is read
+whole), 415 a body that is not ``application/json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+from collections.abc import Awaitable, Callable
+from urllib.parse import parse_qs
+
+import orjson
+from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gridwire.errors import RequestError
+from gridwire.service.core import MESSAGE_LIMIT, Service
+from gridwire.service.dispatch import Answer, error_body
+from gridwire.service.events import accepted, pump, sse_frame
+from gridwire.service.openapi import openapi_document
+
+STATUS_BY_KIND = {"request": 400, "not_allowed": 403, "connection": 503}
+JSON = "application/json"
+NO_STORE = {"cache-control": "no-store"}
+# /api routes take every method, so that one not POST is answered 405 with an envelope.
+ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]
+
+
+class Refused(RequestError):
+    """A message refused before any operation ran (kind request): its HTTP status and why."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.headers = headers or {}
+
+
+def _envelope(body: bytes, status: int, headers: dict[str, str] | None = None) -> Response:
+    return Response(body, status, {**NO_STORE, **(headers or {})}, JSON)
+
+
+def _answer(answer: Answer) -> Response:
+    return _envelope(answer.body, 200 if answer.kind is None else STATUS_BY_KIND[answer.kind])
+
+
+def _refusal(refused: Refused) -> Response:
+    return _envelope(error_body("request", str(refused)), refused.status, refused.headers)
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == JSON
+
+
+async def read_message(request: Request, limit: int = MESSAGE_LIMIT) -> object:
+    """The JSON body of a POST: Refused for another method (405), a body too large (413,
+    from its Content-Length or as soon as the streamed octets pass ``limit``) or not
+    ``application/json`` (415) or not JSON (400). No body is {}."""
+    if request.method != "POST":
+        raise Refused(405, f"{request.url.path} takes POST", {"allow": "POST"})
+    declared = request.headers.get("content-length")
+    chunked = "chunked" in request.headers.get("transfer-encoding", "").lower()
+    if declared is not None:
+        if not declared.isdigit():
+            raise Refused(400, "Content-Length is not a number")
+        if int(declared) > limit:
+            raise Refused(413, f"the message is larger than {limit} octets")
+    has_body = chunked or (declared is not None and int(declared) > 0)
+    if has_body and not _is_json(request.headers.get("content-type", "")):
+        raise Refused(415, "a message body must be application/json")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise Refused(413, f"the message is larger than {limit} octets")
+    if not body.strip():
+        return {}
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise Refused(400, f"the message is not JSON: {exc}") from None
+
+
+def _api_endpoint(
+    handle: Callable[[object], Awaitable[Answer]],
+) -> Callable[[Request], Awaitable[Response]]:
+    async def endpoint(request: Request) -> Response:
+        try:
+            message = await read_message(request)
+        except Refused as refused:
+            return _refusal(refused)
+        return _answer(await handle(message))
+
+    return endpoint
+
+
+async def _unknown(request: Request) -> Response:
+    name = request.path_params.get("name", "")
+    return _refusal(Refused(404, f"unknown operation {name!r}"))
+
+
+class Guard:
+    """Token check (constant-time) for ``/api`` and ``/events``: the header
+    ``Authorization: Bearer TOKEN`` or the query parameter ``token``; 401 otherwise."""
+
+    def __init__(self, app: ASGIApp, token: str | None) -> None:
+        self.app = app
+        self.token = token.encode() if token is not None else None
+
+    @staticmethod
+    def protects(path: str) -> bool:
+        return path in ("/api", "/events") or path.startswith("/api/")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and self.token is not None
+            and self.protects(scope["path"])
+            and not self._carries_token(scope)
+        ):
+            response = _refusal(
+                Refused(401, "a token is needed", {"www-authenticate": 'Bearer realm="gridwire"'})
+            )
+            await response(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    def _carries_token(self, scope: Scope) -> bool:
+        assert self.token is not None
+        given: list[bytes] = []
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                scheme, _, credential = value.partition(b" ")
+                if scheme.lower() == b"bearer":
+                    given.append(credential.strip())
+        query = scope.get("query_string", b"").decode("latin-1")
+        given += [v.encode() for v in parse_qs(query).get("token", [])]
+        # Every candidate is compared, so the time taken does not depend on where it differs.
+        matched = False
+        for candidate in given:
+            matched |= hmac.compare_digest(candidate, self.token)
+        return matched
+
+
+class EventStream:
+    """``GET /events``: the master's updates as server-sent events until the client goes,
+    the service stops, or the stream accepts no write for ``service.idle`` seconds."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        service = self.service
+        subscriber = service.master.bus.subscribe()
+        try:
+            start: Message = {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"text/event-stream; charset=utf-8"),
+                    (b"cache-control", b"no-store"),
+                    (b"x-accel-buffering", b"no"),
+                ],
+            }
+            if not await accepted(send(start), service.idle):
+                return
+
+            async def write(data: bytes) -> None:
+                await send({"type": "http.response.body", "body": data, "more_body": True})
+
+            streaming = asyncio.ensure_future(
+                pump(
+                    subscriber,
+                    write,
+                    sse_frame,
+                    service.encoder,
+                    service.stopping,
+                    idle=service.idle,
+                    keepalive=service.keepalive,
+                )
+            )
+            gone = asyncio.ensure_future(_disconnected(receive))
+            done, _ = await asyncio.wait({streaming, gone}, return_when=asyncio.FIRST_COMPLETED)
+            for task in (streaming, gone):
+                task.cancel()
+            if streaming in done and streaming.result() != "idle":
+                end: Message = {"type": "http.response.body", "body": b"", "more_body": False}
+                await accepted(send(end), service.idle)
+            # An idle stream is left unfinished: the server closes its connection.
+        finally:
+            subscriber.close()
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def build_app(service: Service, token: str | None = None) -> FastAPI:
+    """The HTTP application over ``service``; ``token`` None serves without one."""
+    app = FastAPI(
+        title="gridwire operations API",
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+    )
+    document = orjson.dumps(openapi_document(service.table))
+
+    async def openapi(request: Request) -> Response:
+        return Response(document, 200, media_type=JSON)
+
+    dispatcher = service.dispatcher
+    app.add_route("/openapi.json", openapi, ["GET"])
+    app.add_route("/api", _api_endpoint(dispatcher.message), ANY_METHOD)
+    for operation in service.table:
+        name = operation.name
+
+        def handle(message: object, name: str = name) -> Awaitable[Answer]:
+            return dispatcher.call(name, message)
+
+        app.add_route(f"/api/{name}", _api_endpoint(handle), ANY_METHOD)
+    app.add_route("/api/{name:path}", _unknown, ANY_METHOD)
+    app.router.routes.append(Route("/events", EventStream(service), methods=["GET"]))
+    app.add_middleware(Guard, token=token)
+    return app

@@ -1,0 +1,203 @@
+"""The line service (``gridwire serve``): one JSON message per line over TCP, on this machine
+only.
+
+Each line is a message ``{"op", "outstation", "params", "id"}`` and is answered with one line
+holding its envelope; a connection's messages are carried out one after another, so the
+answers come back in order. ``{"op": "subscribe"}`` makes the connection also receive the
+master's updates, one ``{"event", "data"}`` line each, between the answers. A line longer
+than 4 MiB is answered with a request error and the connection closed. ``stop`` ends the
+service once its answer is written. Blank lines are ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+
+import orjson
+
+from gridwire.errors import ConfigError, RequestError
+from gridwire.service.core import MESSAGE_LIMIT, Service
+from gridwire.service.dispatch import Answer, error_answer
+from gridwire.service.encoding import dumps
+from gridwire.service.events import accepted, line_frame, pump
+
+log = logging.getLogger("gridwire.service")
+
+SUBSCRIBE = "subscribe"
+STOP_GRACE = 5.0
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (a loopback address, or localhost)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class _Connection:
+    """One client: its writer, its subscription, and whether a message is under way."""
+
+    def __init__(self, service: Service, writer: asyncio.StreamWriter) -> None:
+        self.service = service
+        self.writer = writer
+        self.busy = False
+        self.events: asyncio.Task[object] | None = None
+
+    async def write(self, data: bytes) -> None:
+        self.writer.write(data)
+        await self.writer.drain()
+
+    async def send(self, data: bytes) -> bool:
+        """Write one or more lines; False when the client is gone or accepts nothing."""
+        try:
+            return await accepted(self.write(data), self.service.idle)
+        except (ConnectionError, RuntimeError):
+            return False
+
+    def subscribe(self) -> None:
+        if self.events is not None:
+            return
+        service = self.service
+        subscriber = service.master.bus.subscribe()
+
+        async def stream() -> None:
+            try:
+                ended = await pump(
+                    subscriber,
+                    self.write,
+                    line_frame,
+                    service.encoder,
+                    service.stopping,
+                    idle=service.idle,
+                )
+                if ended == "idle":
+                    log.info("line client accepted no write for %s s: closed", service.idle)
+                    self.writer.close()
+            except ConnectionError:
+                self.writer.close()
+            finally:
+                subscriber.close()
+
+        self.events = asyncio.ensure_future(stream())
+
+    async def close(self) -> None:
+        if self.events is not None:
+            self.events.cancel()
+            with contextlib.suppress(asyncio.CancelledError, ConnectionError):
+                await self.events
+        self.writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.wait_closed()
+
+
+class LineServer:
+    """Serves ``service`` one JSON message per line on ``host:port`` (loopback only)."""
+
+    def __init__(
+        self,
+        service: Service,
+        host: str = "127.0.0.1",
+        port: int = 8816,
+        *,
+        limit: int = MESSAGE_LIMIT,
+    ) -> None:
+        if not is_loopback(host):
+            raise ConfigError(f"the line service listens on this machine only, not on {host}")
+        self.service = service
+        self.host = host
+        self.requested_port = port
+        self.limit = limit
+        self._server: asyncio.Server | None = None
+        self._clients: dict[asyncio.Task[None], _Connection] = {}
+
+    @property
+    def port(self) -> int:
+        if self._server is None or not self._server.sockets:
+            return self.requested_port
+        port: int = self._server.sockets[0].getsockname()[1]
+        return port
+
+    async def start(self) -> None:
+        try:
+            self._server = await asyncio.start_server(
+                self._accept, self.host, self.requested_port, limit=self.limit
+            )
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot listen on {self.host}:{self.requested_port}: {exc}"
+            ) from None
+
+    async def close(self, grace: float = STOP_GRACE) -> None:
+        """Stop listening; let messages under way finish (up to ``grace`` s), close the rest."""
+        if self._server is not None:
+            self._server.close()
+        for task, client in list(self._clients.items()):
+            if not client.busy:
+                task.cancel()
+        if self._clients:
+            await asyncio.wait(list(self._clients), timeout=grace)
+        for task in list(self._clients):
+            task.cancel()
+        if self._clients:
+            await asyncio.wait(list(self._clients))
+        if self._server is not None:
+            await self._server.wait_closed()
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        client = _Connection(self.service, writer)
+        self._clients[task] = client
+        try:
+            await self._serve(reader, client)
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.exception("line client failed")
+        finally:
+            self._clients.pop(task, None)
+            await client.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, client: _Connection) -> None:
+        stopping = self.service.stopping
+        while not stopping.is_set():
+            try:
+                line = await reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:
+                line = exc.partial  # the last message may lack its newline
+                if not line.strip():
+                    return
+            except asyncio.LimitOverrunError:
+                refusal = RequestError(f"a line is larger than {self.limit} octets; closing")
+                await client.send(error_answer(refusal).body + b"\n")
+                return
+            except ConnectionError:
+                return
+            if not line.strip():
+                continue
+            client.busy = True
+            try:
+                answer = await self._answer(line, client)
+                if not await client.send(answer.body + b"\n"):
+                    return
+            finally:
+                client.busy = False
+            if reader.at_eof():
+                return
+
+    async def _answer(self, line: bytes, client: _Connection) -> Answer:
+        try:
+            message = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            return error_answer(RequestError(f"the line is not JSON: {exc}"))
+        if isinstance(message, dict) and message.get("op") == SUBSCRIBE:
+            client.subscribe()
+            ident = dumps(message.get("id"))
+            return Answer(b'{"id":' + ident + b',"ok":true,"result":{"subscribed":true}}')
+        return await self.service.dispatcher.message(message)

@@ -1,0 +1,220 @@
+"""The OpenAPI 3.1 document of the HTTP service, built from the operation table: a route per
+operation with its parameter model as the request body and its result in the ok envelope,
+the message form, the event stream, the two error shapes and the status codes.
+
+Schemas come from pydantic (parameter models in validation mode, result records in
+serialization mode), all generated together so that shared records are defined once under
+``components/schemas``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from gridwire import __version__
+from gridwire.service.operation import Operation, OperationTable
+
+JSON = "application/json"
+REF = "#/components/schemas/{model}"
+KINDS = ["request", "connection", "not_allowed"]
+
+STATUS_TEXT = {
+    400: "Not acted on (error kind request): unknown outstation, a parameter of the wrong "
+    "kind, a body that is not JSON, or a message without an op",
+    403: "The operation commands the outstation and the service was not started with "
+    "--allow-control (error kind not_allowed)",
+    503: "No connection to ask over, or one could not be made (error kind connection)",
+    401: "No token, or the wrong one: nothing was done",
+    413: "The message is larger than 4 MiB: refused before it was read whole",
+    415: "The body is not application/json",
+}
+OPERATION_ERRORS = (400, 403, 503)
+REFUSALS = (401, 413, 415)
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": REF.format(model=name)}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {JSON: {"schema": schema}}}
+
+
+def _envelope(result: dict[str, Any], ident: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["id", "ok", "result"],
+        "properties": {"id": ident, "ok": {"const": True}, "result": result},
+        "additionalProperties": False,
+    }
+
+
+def _error_schemas() -> dict[str, Any]:
+    error = {
+        "type": "object",
+        "required": ["kind", "message"],
+        "properties": {
+            "kind": {"type": "string", "enum": KINDS},
+            "message": {"type": "string"},
+        },
+        "additionalProperties": False,
+    }
+    refusal_error = {
+        "type": "object",
+        "required": ["kind", "message"],
+        "properties": {"kind": {"const": "request"}, "message": {"type": "string"}},
+        "additionalProperties": False,
+    }
+    return {
+        "Error": error,
+        "ErrorEnvelope": {
+            "description": "An operation that was not carried out; id repeats the message's",
+            "type": "object",
+            "required": ["id", "ok", "error"],
+            "properties": {"id": {}, "ok": {"const": False}, "error": _ref("Error")},
+            "additionalProperties": False,
+        },
+        "Refusal": {
+            "description": "A message refused before any operation ran (token, size, type)",
+            "type": "object",
+            "required": ["id", "ok", "error"],
+            "properties": {"id": {"type": "null"}, "ok": {"const": False}, "error": refusal_error},
+            "additionalProperties": False,
+        },
+    }
+
+
+def _responses(ok: dict[str, Any], statuses: tuple[int, ...]) -> dict[str, Any]:
+    responses: dict[str, Any] = {"200": _json(ok, "Carried out (ok true)")}
+    for status in statuses:
+        shape = "Refusal" if status in REFUSALS else "ErrorEnvelope"
+        responses[str(status)] = _json(_ref(shape), STATUS_TEXT[status])
+    return responses
+
+
+def _statuses(operation: Operation[Any]) -> tuple[int, ...]:
+    # 403 only where some parameters command; a connection error (503) may come from any
+    # operation that reaches the master (add connects, the rest ask over a connection).
+    statuses = (400, 403, 503) if operation.may_command else (400, 503)
+    return (*statuses, *REFUSALS)
+
+
+def _has_required(schema: dict[str, Any], definitions: dict[str, Any]) -> bool:
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        schema = definitions.get(ref.rsplit("/", 1)[-1], {})
+    return bool(schema.get("required"))
+
+
+def openapi_document(table: OperationTable) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the routes serving ``table``."""
+    inputs: list[tuple[tuple[str, str], Any, TypeAdapter[Any]]] = []
+    for operation in table:
+        inputs.append(((operation.name, "params"), "validation", TypeAdapter(operation.params)))
+        inputs.append(((operation.name, "result"), "serialization", TypeAdapter(operation.result)))
+    schemas, definitions = TypeAdapter.json_schemas(inputs, ref_template=REF)
+    components: dict[str, Any] = dict(definitions.get("$defs", {}))
+    components.update(_error_schemas())
+    security: list[dict[str, list[str]]] = [{"bearer": []}, {"token": []}]
+    paths: dict[str, Any] = {}
+    results: list[dict[str, Any]] = []
+    for operation in table:
+        params = schemas[((operation.name, "params"), "validation")]
+        result = schemas[((operation.name, "result"), "serialization")]
+        if result not in results:
+            results.append(result)
+        description = operation.description or operation.summary
+        if operation.may_command:
+            description += " Commands an outstation: needs --allow-control."
+        paths[f"/api/{operation.name}"] = {
+            "post": {
+                "operationId": operation.name,
+                "summary": operation.summary,
+                "description": description,
+                "tags": ["operations"],
+                "security": security,
+                "requestBody": {
+                    "required": _has_required(params, components),
+                    "content": {JSON: {"schema": params}},
+                },
+                "responses": _responses(_envelope(result, {"type": "null"}), _statuses(operation)),
+            }
+        }
+    components["Message"] = {
+        "type": "object",
+        "required": ["op"],
+        "properties": {
+            "id": {"description": "Repeated in the answer"},
+            "op": {"type": "string", "enum": table.names},
+            "outstation": {"type": ["string", "null"]},
+            "params": {"type": "object", "description": "The operation's parameters"},
+        },
+        "additionalProperties": False,
+    }
+    paths["/api"] = {
+        "post": {
+            "operationId": "message",
+            "summary": "Any operation as one message: id, op, outstation, params",
+            "tags": ["operations"],
+            "security": security,
+            "requestBody": {"required": True, "content": {JSON: {"schema": _ref("Message")}}},
+            "responses": _responses(
+                _envelope({"anyOf": results}, {}), (*OPERATION_ERRORS, *REFUSALS)
+            ),
+        }
+    }
+    paths["/events"] = {
+        "get": {
+            "operationId": "events",
+            "summary": "Server-sent events: frame, exchange, unsolicited, connection, "
+            "outstations, lost",
+            "description": "Each event's data is a JSON object. A subscriber 10,000 updates "
+            "behind receives lost {dropped} and stays subscribed; a stream that accepts no "
+            "write for 60 s is closed; keep-alive comments keep a quiet stream open.",
+            "tags": ["events"],
+            "security": security,
+            "parameters": [
+                {
+                    "name": "token",
+                    "in": "query",
+                    "required": False,
+                    "schema": {"type": "string"},
+                    "description": "The token, where a header cannot be set",
+                }
+            ],
+            "responses": {
+                "200": {
+                    "description": "The stream",
+                    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                },
+                "401": _json(_ref("Refusal"), STATUS_TEXT[401]),
+            },
+        }
+    }
+    paths["/openapi.json"] = {
+        "get": {
+            "operationId": "openapi",
+            "summary": "This document",
+            "security": [],
+            "responses": {"200": _json({"type": "object"}, "The OpenAPI document")},
+        }
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "gridwire operations API",
+            "version": __version__,
+            "description": "The operations of a DNP3 (IEEE 1815) master as JSON. Every "
+            "answer under /api is an envelope {id, ok, result | error {kind, message}}.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": components,
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "token": {"type": "apiKey", "in": "query", "name": "token"},
+            },
+        },
+    }

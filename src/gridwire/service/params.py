@@ -1,0 +1,194 @@
+"""The parameter models of the operations (pydantic): validated strictly, so a value of the
+wrong kind is refused naming its parameter; their JSON Schema is the OpenAPI request body.
+
+``add`` takes the master's :class:`~gridwire.master.OutstationSettings` and ``wait_for`` the
+master's wait parameters, as they are. Names the spec lists (scan kinds, restart kinds,
+broadcast addresses...) are enumerations in the schema.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, ConfigDict, Field, WithJsonSchema
+
+from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.master.conditions import PointType, WaitParameters
+from gridwire.master.deviations import DEVIATIONS
+from gridwire.service.operation import OutstationParams, Params
+
+ScanKind = Literal["integrity", "events", "class0", "class1", "class2", "class3", "outputs"]
+EventClass = Literal[1, 2, 3]
+
+REQUEST_FUNCTIONS: tuple[str, ...] = tuple(f.name for f in FunctionCode if not f.is_response)
+
+
+def _request_function(name: str) -> str:
+    if name not in REQUEST_FUNCTIONS:
+        raise ValueError(f"{name!r} is not the name of a request function code")
+    return name
+
+
+def _deviation_names(value: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(value) - set(DEVIATIONS))
+    if unknown:
+        raise ValueError(f"unknown deviation {', '.join(unknown)}")
+    return value
+
+
+RequestFunction = Annotated[
+    str,
+    AfterValidator(_request_function),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "enum": list(REQUEST_FUNCTIONS),
+            "description": "A function code by its IEEE 1815-2012 name",
+        }
+    ),
+]
+HexText = Annotated[
+    str,
+    Field(pattern=r"^(?:[0-9a-fA-F]{2})*$", description="Octets as hexadecimal text"),
+]
+PointIndex = Annotated[int, Field(ge=0, le=0xFFFF)]
+IndexRange = Annotated[str, Field(pattern=r"^\s*\d{1,5}\s*(?:-\s*\d{1,5}\s*)?$")]
+IndexKey = Annotated[str, Field(pattern=r"^\d{1,5}$")]
+ControlValue = bool | int | float | str
+
+
+class NoParams(Params):
+    """No parameters."""
+
+
+class ConnectParams(OutstationParams):
+    wait: float | None = Field(
+        default=None,
+        ge=0,
+        description="Seconds to keep trying, once a second; without it the first failure "
+        "is the answer",
+    )
+
+
+class TaskChoices(Params):
+    """Tasks to change; a task left out keeps its value."""
+
+    startup: bool | None = None
+    clear_restart: bool | None = Field(default=None, description="Writes: needs control")
+    write_time: bool | None = Field(default=None, description="Writes: needs control")
+    events_when_indicated: bool | None = None
+    integrity_on_overflow: bool | None = None
+    enable_unsolicited: list[EventClass] | None = Field(
+        default=None, description="Event classes whose unsolicited reporting is enabled"
+    )
+
+
+class SetTasksParams(OutstationParams):
+    tasks: TaskChoices
+
+    @property
+    def changes(self) -> dict[str, Any]:
+        return self.tasks.model_dump(exclude_none=True)
+
+
+class WaitForParams(OutstationParams, WaitParameters):
+    """``timeout`` seconds and exactly one of ``value``, ``event``, ``indication``."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "oneOf": [
+                {"required": ["value"]},
+                {"required": ["event"]},
+                {"required": ["indication"]},
+            ]
+        },
+    )
+
+
+class ScanParams(OutstationParams):
+    kind: ScanKind = Field(description="What to read")
+
+
+class ReadParams(OutstationParams):
+    points: dict[PointType, Annotated[list[PointIndex | IndexRange], Field(min_length=1)]] = Field(
+        min_length=1,
+        description='Indexes or "a-b" ranges by point type; one READ of range headers',
+    )
+
+    @property
+    def by_type(self) -> dict[str, list[int | str]]:
+        return {str(kind): list(items) for kind, items in self.points.items()}
+
+
+class RequestParams(OutstationParams):
+    function: RequestFunction
+    body: HexText = Field(default="", description="Object data after the function code (hex)")
+
+
+class OperateParams(OutstationParams):
+    points: dict[Literal["bo", "ao"], dict[IndexKey, ControlValue]] = Field(
+        min_length=1,
+        description="Values by index (as a string key): a binary output takes true/false "
+        "(latch) or an operation by name, an analog output a number",
+    )
+    mode: Literal["direct", "select", "direct_no_ack"] = "direct"
+    variation: int | None = Field(default=None, ge=1, le=255, description="Object variation")
+
+
+class SynchronizeParams(OutstationParams):
+    procedure: Literal["lan", "non_lan"] = "lan"
+
+
+class FreezeParams(OutstationParams):
+    clear: bool = Field(default=False, description="Freeze and clear")
+    no_ack: bool = Field(default=False, description="The no-acknowledgment form")
+
+
+class RestartParams(OutstationParams):
+    kind: Literal["cold", "warm"] = "cold"
+
+
+class BroadcastParams(OutstationParams):
+    function: RequestFunction
+    body: HexText = Field(default="", description="Object data after the function code (hex)")
+    address: Literal["no_confirm", "shall_confirm", "optional_confirm"] = "optional_confirm"
+
+
+class UnsolicitedParams(OutstationParams):
+    classes: list[EventClass] = Field(default=[1, 2, 3], min_length=1)
+
+
+class RepeatParams(OutstationParams):
+    kind: ScanKind | None = Field(
+        default=None, description="The scan to repeat; left out, every schedule ends"
+    )
+    interval: float | None = Field(
+        default=None, gt=0, description="Seconds between scans; left out, the schedule ends"
+    )
+
+
+class AfterParams(OutstationParams):
+    after: int = Field(default=0, ge=0, description="Only frames with a greater id")
+
+
+class ClearParams(OutstationParams):
+    what: Literal["frames", "events", "values"] = "frames"
+
+
+class DeviateParams(OutstationParams):
+    deviations: Annotated[
+        dict[str, bool | int | float | None],
+        AfterValidator(_deviation_names),
+        WithJsonSchema(
+            {
+                "type": "object",
+                "propertyNames": {"enum": list(DEVIATIONS)},
+                "additionalProperties": {"type": ["boolean", "number", "null"]},
+            }
+        ),
+    ] = Field(description="Deviation name -> true/false, or a parameter (seconds, count...)")
+
+    @property
+    def changes(self) -> dict[str, object]:
+        return dict(self.deviations.items())

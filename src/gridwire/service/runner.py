@@ -1,0 +1,204 @@
+"""Running the service: a master built from the configuration, its outstations added, and the
+HTTP service (``console``) or the line service (``serve``) until ``stop`` or a signal.
+
+    config = ServiceConfig(outstations=[...])
+    exit_code = asyncio.run(run_console(config, announce=print))
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import signal
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+
+from gridwire.der.store import load_point_map
+from gridwire.errors import ConfigError, OperationError
+from gridwire.master import Master, OutstationSettings
+from gridwire.outstation.server import OutstationServer
+from gridwire.service.config import ConsoleSettings, ServiceConfig, parse_bind
+from gridwire.service.core import Service
+from gridwire.service.http_server import HttpServer, bind_socket
+from gridwire.service.line import LineServer, is_loopback
+from gridwire.service.operation import OperationTable
+from gridwire.service.profiles import PROFILES, ProfileLoader
+from gridwire.simulator.der import SimulatedDer
+
+log = logging.getLogger("gridwire.service")
+
+DEMO_OUTSTATION = "der"
+Announce = Callable[[str], None]
+
+
+def configure_logging(config: ServiceConfig) -> None:
+    """The log at ``log_level`` to ``log_file``, or to standard error."""
+    handler: logging.Handler
+    if config.log_file is not None:
+        try:
+            handler = logging.FileHandler(config.log_file, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"log file {config.log_file}: {exc.strerror or exc}") from None
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(config.log_level)
+    logging.getLogger("uvicorn.error").addFilter(_unfinished_stream_filter)
+
+
+def _unfinished_stream_filter(record: logging.LogRecord) -> bool:
+    # An event stream closed for idleness is left unfinished on purpose (its connection is
+    # closed by the server); uvicorn reports that as an error.
+    return record.getMessage() != "ASGI callable returned without completing response."
+
+
+def resolve_token(console: ConsoleSettings, host: str) -> str | None:
+    """The token the HTTP service requires: the one given, else a new one when asked for,
+    else none, which only a loopback bind accepts."""
+    token = console.token
+    if token is None and console.new_token:
+        token = secrets.token_urlsafe(24)
+    if token is None and not is_loopback(host):
+        raise ConfigError(f"binding {host} beyond loopback needs a token (--token or --new-token)")
+    return token
+
+
+@asynccontextmanager
+async def open_service(
+    config: ServiceConfig,
+    table: OperationTable | None = None,
+    announce: Announce | None = None,
+    extra: list[OutstationSettings] | None = None,
+) -> AsyncIterator[Service]:
+    """A master and the service over it, with the configured outstations added."""
+    master = Master(
+        allow_control=config.allow_control,
+        capture=config.capture,
+        profiles=ProfileLoader(config.tables),
+    )
+    service = Service(master, table, device_profile=config.device_profile)
+    try:
+        for settings in [*config.outstations, *(extra or [])]:
+            await _add(master, settings, config.connect_wait, announce)
+        yield service
+    finally:
+        await master.close()
+
+
+async def _add(
+    master: Master, settings: OutstationSettings, wait: float | None, announce: Announce | None
+) -> None:
+    """Add an outstation at start; with ``wait``, keep trying to connect that long. An
+    outstation that cannot be reached stays added (disconnected) and is reported."""
+    problem: OperationError | None = None
+    try:
+        await master.add(settings)
+    except OperationError as exc:
+        problem = exc
+    if problem is not None and problem.kind == "connection" and wait is not None:
+        try:
+            await master.connect(settings.name, wait)
+            problem = None
+        except OperationError as exc:
+            problem = exc
+    if problem is None:
+        return
+    if problem.kind != "connection":
+        raise ConfigError(f"outstation {settings.name}: {problem}")
+    message = f"outstation {settings.name} is not connected: {problem}"
+    log.warning("%s", message)
+    if announce is not None:
+        announce(message)
+
+
+@contextlib.contextmanager
+def _signals_stop(stopping: asyncio.Event) -> Iterator[None]:
+    loop = asyncio.get_running_loop()
+    installed = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(signum, stopping.set)
+            installed.append(signum)
+    try:
+        yield
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+
+
+def address_line(host: str, port: int, token: str | None) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    query = f"?token={token}" if token else ""
+    return f"http://{shown}:{port}/{query}"
+
+
+async def run_console(
+    config: ServiceConfig,
+    *,
+    demo: bool = False,
+    table: OperationTable | None = None,
+    announce: Announce = print,
+) -> int:
+    """``gridwire console``: the HTTP service (with ``demo``, over a simulated DER)."""
+    host, port = parse_bind(config.console.bind, 8815)
+    token = resolve_token(config.console, host)
+    sock = bind_socket(host, port)
+    async with contextlib.AsyncExitStack() as stack:
+        stack.callback(sock.close)
+        extra = []
+        if demo:
+            simulator = await _start_demo(config)
+            stack.push_async_callback(simulator.close)
+            extra.append(
+                OutstationSettings(
+                    name=DEMO_OUTSTATION,
+                    host="127.0.0.1",
+                    port=simulator.port,
+                    profile=PROFILES[0],
+                )
+            )
+            announce(f"gridwire console: simulated DER on 127.0.0.1:{simulator.port}")
+        service = await stack.enter_async_context(open_service(config, table, announce, extra))
+        server = HttpServer(service, sock, token)
+        await server.start()
+        stack.push_async_callback(server.close)
+        actual = sock.getsockname()[1]
+        control = "may command" if config.allow_control else "read-only"
+        announce(f"gridwire console ({control}): open {address_line(host, actual, token)}")
+        announce(
+            "  API: POST /api/<operation> (Authorization: Bearer TOKEN), events: GET "
+            "/events, OpenAPI: GET /openapi.json"
+        )
+        with _signals_stop(service.stopping):
+            await service.stopping.wait()
+    return 0
+
+
+async def _start_demo(config: ServiceConfig) -> OutstationServer:
+    point_map = load_point_map(config.tables)
+    simulator = OutstationServer(SimulatedDer(point_map), host="127.0.0.1", port=0)
+    await simulator.start()
+    return simulator
+
+
+async def run_line(
+    config: ServiceConfig, *, table: OperationTable | None = None, announce: Announce = print
+) -> int:
+    """``gridwire serve``: the line service."""
+    host, port = parse_bind(config.serve.bind, 8816)
+    async with open_service(config, table, announce) as service:
+        server = LineServer(service, host, port)
+        await server.start()
+        try:
+            control = "may command" if config.allow_control else "read-only"
+            announce(f"gridwire serve ({control}): listening on {host}:{server.port}")
+            with _signals_stop(service.stopping):
+                await service.stopping.wait()
+        finally:
+            await server.close()
+    return 0

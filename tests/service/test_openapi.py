@@ -1,0 +1,186 @@
+"""The OpenAPI document and the service agree: a route for every operation and nothing else,
+each route's request schema the operation's parameter model, and (through the harness's
+HttpTransport, which checks every answer of the HTTP tests against the document) every answer
+documented. Then schemathesis, a third-party tool, fuzzes a running ``gridwire console``
+(a subprocess, over a socket, in front of yadnp3's outstation) from /openapi.json: no server
+error, and every answer matching the status codes and schemas documented."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from typing import Any
+
+import httpx
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from schemathesis.checks import positive_data_acceptance
+
+from gridwire.service.http_app import build_app
+from gridwire.service.openapi import openapi_document
+from gridwire.service.table import default_table
+from tests.service.harness import HttpTransport, running_service
+from tests.support.net import free_port
+from tests.support.peers import yadnp3_outstation
+from tests.support.processes import running
+
+OTHER_PATHS = {"/api", "/events", "/openapi.json"}
+
+
+def resolve(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if ref is None:
+        return schema
+    resolved: dict[str, Any] = document["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+    return resolved
+
+
+async def test_the_document_and_the_service_agree() -> None:
+    table = default_table()
+    async with running_service() as svc, HttpTransport(svc) as http:
+        document = (await http.client.get("/openapi.json")).json()
+        assert document["openapi"] == "3.1.0"
+        expected = {f"/api/{op.name}" for op in table} | OTHER_PATHS
+        assert set(document["paths"]) == expected
+        app_paths = {getattr(r, "path", None) for r in build_app(svc.service).router.routes}
+        assert expected <= app_paths
+        for op in table:
+            post = document["paths"][f"/api/{op.name}"]["post"]
+            assert post["operationId"] == op.name and post["summary"] == op.summary
+            body = resolve(document, post["requestBody"]["content"]["application/json"]["schema"])
+            fields = op.params.model_fields
+            assert set(body.get("properties", {})) == set(fields), op.name
+            required = {name for name, field in fields.items() if field.is_required()}
+            assert set(body.get("required", [])) == required, op.name
+            assert post["requestBody"]["required"] is bool(required)
+            assert ("403" in post["responses"]) is op.may_command
+            ok_schema = post["responses"]["200"]["content"]["application/json"]["schema"]
+            assert ok_schema["properties"]["ok"] == {"const": True}
+            # The service refuses an empty body exactly when the document requires one; the
+            # transport checks the answer against the document. (stop would end the test.)
+            if op.name == "stop":
+                continue
+            status, answer = await http.post(op.name)
+            assert (status == 400 and "is missing" in answer["error"]["message"]) is (
+                bool(required)
+            ), (op.name, status, answer)
+        message = document["components"]["schemas"]["Message"]
+        assert message["properties"]["op"]["enum"] == table.names
+
+
+def test_the_document_is_built_from_the_table_alone() -> None:
+    table = default_table()
+    assert openapi_document(table) == openapi_document(table)
+    smaller = openapi_document(type(table)([op for op in table if op.name != "scan"]))
+    assert "/api/scan" not in smaller["paths"]
+    assert "scan" not in smaller["components"]["schemas"]["Message"]["properties"]["op"]["enum"]
+
+
+# Operations the fuzzer leaves out: add would connect to whatever host and port it makes up
+# (on a shared machine), stop would end the service under test, /events never ends.
+SKIPPED = {"/api/add", "/api/stop", "/events"}
+# Operations whose outstation is switched to the connected one, so that their successful
+# answers are checked too: the ones that neither change the connection nor load or break the
+# outstation (repeat, deviate, disconnect, remove keep made-up names, and answer 400).
+ON_THE_OUTSTATION = {
+    "idle", "set_tasks", "wait_for", "profile", "scan", "read", "values", "events",
+    "request", "operate", "write_time", "clear_restart", "synchronize_time", "freeze",
+    "restart", "broadcast", "enable_unsolicited", "disable_unsolicited", "trace", "capture",
+    "clear", "connect",
+}  # fmt: skip
+TOKEN = "fuzz-token"
+
+
+def adjust(case: schemathesis.Case, name: str) -> None:
+    body = case.body
+    if not isinstance(body, dict):
+        return
+    if name == "message" and body.get("op") in ("add", "stop"):
+        body["op"] = "status"
+    if name in ON_THE_OUTSTATION and "outstation" in body:
+        body["outstation"] = "y"
+        if isinstance(body.get("timeout"), int | float) and body["timeout"] > 0.5:
+            body["timeout"] = 0.5
+
+
+# Left out: schemathesis's check that every schema-valid request is accepted. Whether an
+# outstation exists is state, not schema: a well-formed name nobody added is answered 400
+# (kind request, as the spec says). Every other check runs, not_a_server_error among them.
+
+
+class Bearer:
+    """The token, given to schemathesis as the schema's credentials: its auth check then
+    takes them away, and puts wrong ones in, and expects the service to refuse (401)."""
+
+    def get(self, case: schemathesis.Case, ctx: schemathesis.AuthContext) -> str:
+        return TOKEN
+
+    def set(self, case: schemathesis.Case, data: str, ctx: schemathesis.AuthContext) -> None:
+        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
+
+
+def fuzz(
+    operation: schemathesis.APIOperation,
+    mode: schemathesis.GenerationMode,
+    name: str,
+    base: str,
+    seen: set[int],
+) -> None:
+    """Run schemathesis's cases of one operation (data the schema allows, or data it does
+    not), each answer validated by its checks."""
+
+    @given(case=operation.as_strategy(mode))
+    @settings(
+        max_examples=20,
+        deadline=None,
+        database=None,
+        derandomize=True,  # the same cases every run: a failure reproduces, none flakes
+        suppress_health_check=list(HealthCheck),
+    )
+    def check(case: schemathesis.Case) -> None:
+        if mode is schemathesis.GenerationMode.POSITIVE:  # a negative case stays as made
+            adjust(case, name)
+        response = case.call_and_validate(
+            base_url=base, timeout=60, excluded_checks=[positive_data_acceptance]
+        )
+        seen.add(response.status_code)
+
+    check()
+
+
+@pytest.mark.interop
+def test_schemathesis_finds_no_server_error_and_no_undocumented_answer() -> None:
+    with yadnp3_outstation(points=3) as peer:
+        port = free_port()
+        command = [
+            sys.executable, "-m", "gridwire", "console", "--bind", f"127.0.0.1:{port}",
+            "--token", TOKEN, "--outstation", f"y=127.0.0.1:{peer.port}", "--log-level", "ERROR",
+        ]  # fmt: skip
+        with running(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as console:
+            assert console.stdout is not None
+            for line in console.stdout:
+                if re.search(r"open http://127\.0\.0\.1:\d+/", line):
+                    break
+            else:
+                pytest.fail(f"console did not start: {console.stderr and console.stderr.read()}")
+            base = f"http://127.0.0.1:{port}"
+            schema = schemathesis.openapi.from_url(f"{base}/openapi.json")
+            schema.auth()(Bearer)
+            statuses: dict[str, set[int]] = {}
+            for result in schema.get_all_operations():
+                operation = result.ok()
+                if operation.path in SKIPPED:
+                    continue
+                name = operation.path.rsplit("/", 1)[-1] if operation.path != "/api" else "message"
+
+                for mode in schemathesis.GenerationMode:
+                    fuzz(operation, mode, name, base, statuses.setdefault(name, set()))
+            # The fuzzer reached the outstation: successes of reads were checked too.
+            assert 200 in statuses["scan"] and 200 in statuses["read"]
+            assert 403 in statuses["operate"]  # without --allow-control
+            assert all(code < 500 for codes in statuses.values() for code in codes), statuses
+            headers = {"Authorization": f"Bearer {TOKEN}"}
+            still = httpx.post(f"{base}/api/status", headers=headers, timeout=30)
+            assert still.json()["result"]["outstations"][0]["connected"] is True
