@@ -21,10 +21,11 @@ import orjson
 
 from gridwire.master import Master, OutstationSettings
 from gridwire.service.core import Service
-from gridwire.service.http_server import HttpServer, bind_socket
+from gridwire.service.http_server import HttpServer
 from gridwire.service.line import LineServer
 from gridwire.service.operation import OperationTable
 from gridwire.service.profiles import ProfileLoader
+from gridwire.sockets import listening_socket
 from tests.service.documented import Documented
 from tests.support.net import free_port
 
@@ -60,7 +61,7 @@ async def running_service(
 ) -> AsyncIterator[Running]:
     master = Master(allow_control=allow_control, profiles=ProfileLoader(None))
     service = Service(master, table, idle=idle, keepalive=keepalive)
-    http = HttpServer(service, bind_socket("127.0.0.1", free_port()), token)
+    http = HttpServer(service, listening_socket("127.0.0.1", free_port()), token)
     line = LineServer(service, "127.0.0.1", free_port())
 
     async def close_on_stop() -> None:

@@ -10,7 +10,7 @@ import socket
 import httpx
 
 from gridwire.service.core import MESSAGE_LIMIT
-from gridwire.service.http_server import bind_socket
+from gridwire.sockets import listening_socket
 from tests.service.harness import (
     HttpTransport,
     body_of,
@@ -168,7 +168,7 @@ async def test_many_clients_at_once() -> None:
 async def test_answers_leave_without_waiting_for_an_acknowledgment() -> None:
     """asyncio turns Nagle off only on sockets made with protocol IPPROTO_TCP; the HTTP
     socket is made so, or every small answer's body waits 40 ms for a delayed ACK."""
-    sock = bind_socket("127.0.0.1", 0)
+    sock = listening_socket("127.0.0.1", 0)
     assert sock.proto == socket.IPPROTO_TCP
     accepted: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 

@@ -24,6 +24,7 @@ from gridwire.sep2.api import management_app
 from gridwire.sep2.client import Sep2Client
 from gridwire.sep2.config import Sep2Config, build_config, parse_bind, read_config_file
 from gridwire.sep2.service import Sep2Service
+from gridwire.sockets import listening_socket
 
 
 def register(subparsers: Any) -> None:
@@ -95,25 +96,9 @@ def run(args: argparse.Namespace) -> int:
     host, port = parse_bind(config.api.bind)
     _logging(args.log_level)
     client = Sep2Client(config)
-    listener = _listen(host, port, config.api.bind)
+    listener = listening_socket(host, port, "api.bind")
     asyncio.run(_serve(client, listener, args.log_level))
     return 0
-
-
-def _listen(host: str, port: int, setting: str) -> socket.socket:
-    """The API's listening socket, bound before anything starts so a taken port is one clear
-    line. Its protocol is IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets
-    that say so, and without it each answer waits out the peer's delayed ACK (about 40 ms)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(f"api.bind {setting}: cannot listen: {exc.strerror or exc}") from None
-    return sock
 
 
 async def _once(config: Sep2Config) -> int:

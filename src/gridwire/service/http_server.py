@@ -25,24 +25,6 @@ class _Uvicorn(uvicorn.Server):
         yield
 
 
-def bind_socket(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port``; ConfigError when it cannot be had.
-
-    Made with protocol IPPROTO_TCP (not 0) because asyncio turns Nagle off (TCP_NODELAY) only
-    on sockets that say so; with Nagle on, the body of each small answer waited for the
-    client's delayed acknowledgment of its headers: 40 ms an answer."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    return sock
-
-
 class HttpServer:
     """The HTTP service on a socket, run in the current event loop."""
 

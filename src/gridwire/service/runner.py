@@ -22,11 +22,12 @@ from gridwire.master import Master, OutstationSettings
 from gridwire.outstation.server import OutstationServer
 from gridwire.service.config import ConsoleSettings, ServiceConfig, parse_bind
 from gridwire.service.core import Service
-from gridwire.service.http_server import HttpServer, bind_socket
+from gridwire.service.http_server import HttpServer
 from gridwire.service.line import LineServer, is_loopback
 from gridwire.service.operation import OperationTable
 from gridwire.service.profiles import PROFILES, ProfileLoader
 from gridwire.simulator.der import SimulatedDer
+from gridwire.sockets import listening_socket
 
 log = logging.getLogger("gridwire.service")
 
@@ -147,7 +148,7 @@ async def run_console(
     """``gridwire console``: the HTTP service (with ``demo``, over a simulated DER)."""
     host, port = parse_bind(config.console.bind, 8815)
     token = resolve_token(config.console, host)
-    sock = bind_socket(host, port)
+    sock = listening_socket(host, port)
     async with contextlib.AsyncExitStack() as stack:
         stack.callback(sock.close)
         extra = []
