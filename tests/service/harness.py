@@ -19,12 +19,12 @@ from typing import Any
 import httpx
 import orjson
 
+from gridwire.der.profiles import ProfileLoader
 from gridwire.master import Master, OutstationSettings
 from gridwire.service.core import Service
 from gridwire.service.http_server import HttpServer
 from gridwire.service.line import LineServer
 from gridwire.service.operation import OperationTable
-from gridwire.service.profiles import ProfileLoader
 from gridwire.sockets import listening_socket
 from tests.service.documented import Documented
 from tests.support.net import free_port

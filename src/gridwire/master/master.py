@@ -18,6 +18,7 @@ from typing import Any
 
 from gridwire.capture import RotatingPcapWriter
 from gridwire.der.pointmap import PointMap
+from gridwire.der.profiles import ProfileLoader
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.errors import DecodeError
 from gridwire.dnp3.objects.records import DnpObject
@@ -92,7 +93,8 @@ class Master:
         self.bus = EventBus()
         self._trace_limit = trace_limit
         self._event_limit = event_limit
-        self._profiles = profiles
+        # Without a source of its own, a profile is the installed tables, else the demo map.
+        self._profiles: ProfileSource = profiles if profiles is not None else ProfileLoader(None)
         self._capture = (
             RotatingPcapWriter(capture, capture_max_bytes, capture_keep)
             if capture is not None
@@ -131,8 +133,6 @@ class Master:
         settings.effective_tasks(self.allow_control)  # NotAllowed / RequestError first
         point_map = None
         if settings.profile is not None:
-            if self._profiles is None:
-                raise RequestError(f"profile {settings.profile!r}: no profiles are known")
             point_map = self._profiles(settings.profile)
         session = Session(
             settings,

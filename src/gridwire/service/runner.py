@@ -16,6 +16,7 @@ import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 
+from gridwire.der.profiles import PROFILES, ProfileLoader
 from gridwire.der.store import load_point_map
 from gridwire.errors import ConfigError, OperationError
 from gridwire.master import Master, OutstationSettings
@@ -25,7 +26,6 @@ from gridwire.service.core import Service
 from gridwire.service.http_server import HttpServer
 from gridwire.service.line import LineServer, is_loopback
 from gridwire.service.operation import OperationTable
-from gridwire.service.profiles import PROFILES, ProfileLoader
 from gridwire.simulator.der import SimulatedDer
 from gridwire.sockets import listening_socket
 
