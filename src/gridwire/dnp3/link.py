@@ -174,10 +174,10 @@ def encode_frame(
     )
     header = _PACK_HEADER.pack(START, 5 + len(data), control, destination, source)
     parts = [header, _crc(header).to_bytes(2, "little")]
-    view = memoryview(data)
-    for offset in range(0, len(data), BLOCK_SIZE):
-        block = view[offset : offset + BLOCK_SIZE]
-        parts.append(block.tobytes())
+    octets = bytes(data)
+    for offset in range(0, len(octets), BLOCK_SIZE):
+        block = octets[offset : offset + BLOCK_SIZE]
+        parts.append(block)
         parts.append(_crc(block).to_bytes(2, "little"))
     return b"".join(parts)
 
@@ -305,7 +305,7 @@ def parse_frame(raw: Octets) -> LinkFrame:
         raise DecodeError(f"a link frame has at least {HEADER_SIZE} octets, not {len(octets)}")
     if octets[:2] != START:
         raise DecodeError(f"a link frame starts 05 64, not {octets[:2].hex(' ')}")
-    outcome = _read_frame(octets, 0, memoryview(octets))
+    outcome = _read_frame(octets, 0)
     if outcome is None:
         size = frame_size(octets[2])
         raise DecodeError(f"link frame LENGTH {octets[2]} needs {size} octets, not {len(octets)}")
@@ -349,13 +349,15 @@ def _user_data(raw: bytes) -> bytes:
     return bytes(user)
 
 
-def _read_frame(data: bytes, start: int, view: memoryview) -> LinkFrame | tuple[str, int] | None:
+def _read_frame(data: bytes, start: int) -> LinkFrame | tuple[str, int] | None:
     """The frame whose 05 64 is at ``start`` (``data`` holds at least its header).
 
     None when the header is good but the frame runs past the end of ``data``. A fault is
     (reason, end): ``end`` is the frame's end when its length can be trusted (a bad data
     block), 0 when it cannot (a bad header: the reader rescans)."""
-    if _crc(view[start : start + HEADER_SIZE]) != RESIDUE:
+    # CRCs are taken of bytes slices: fastcrc reads a 16-octet bytes object in about half
+    # the time it takes to read a memoryview slice of one.
+    if _crc(data[start : start + HEADER_SIZE]) != RESIDUE:
         return ("bad header CRC", 0)
     length, control, destination, source = _HEADER.unpack_from(data, start + 2)
     if length < MIN_LENGTH:
@@ -368,7 +370,7 @@ def _read_frame(data: bytes, start: int, view: memoryview) -> LinkFrame | tuple[
     if length == MIN_LENGTH:
         user = b""
     else:
-        residues = tuple(map(_crc, map(memoryview(raw).__getitem__, checked)))
+        residues = tuple(map(_crc, map(raw.__getitem__, checked)))
         if residues != good:
             number = 1 + next(i for i, residue in enumerate(residues) if residue != RESIDUE)
             return (f"bad data CRC at block {number}", end)
@@ -416,7 +418,6 @@ class LinkReader:
     def feed(self, chunk: Octets) -> list[LinkFrame | Dropped]:
         """The frames and dropped octets this chunk completes, in stream order."""
         data = self._pending + bytes(chunk) if self._pending else bytes(chunk)
-        view = memoryview(data)
         out: list[LinkFrame | Dropped] = []
         size = len(data)
         position = 0
@@ -434,7 +435,7 @@ class LinkReader:
                 position = start
             if size - start < HEADER_SIZE:
                 break
-            outcome = _read_frame(data, start, view)
+            outcome = _read_frame(data, start)
             if outcome is None:
                 break
             if isinstance(outcome, LinkFrame):

@@ -38,7 +38,7 @@ from gridwire.master.association import Association, Fragment
 from gridwire.master.bus import EventBus
 from gridwire.master.connection import Connection, open_connection
 from gridwire.master.deviations import Deviations
-from gridwire.master.records import Exchange, FrameRecord, Outcome, OutstationStatus
+from gridwire.master.records import Exchange, Outcome, OutstationStatus
 from gridwire.master.scans import (
     class_read,
     clear_restart_body,
@@ -338,13 +338,20 @@ class Session:
     def _write(self, conn: Connection, octets: bytes) -> None:
         conn.write(octets)
         now_ms = self.clock.wall_ms()
-        self._log_frame(self.frames.add_sent(octets, now_ms), Direction.TO_OUTSTATION, octets)
+        frame_id = self.frames.log_sent(octets, now_ms)
+        self._log_frame(frame_id, Direction.TO_OUTSTATION, octets, now_ms)
 
-    def _log_frame(self, record: FrameRecord, direction: Direction, octets: bytes) -> None:
-        self._bus.publish("frame", {"outstation": self.name, "frame": record})
+    def _log_frame(
+        self, frame_id: int, direction: Direction, octets: bytes, time_ms: float
+    ) -> None:
+        """Publish a frame just logged (its record is built only when someone listens) and
+        write it to the capture."""
+        if self._bus.subscribers:
+            record = self.frames.record(frame_id)
+            self._bus.publish("frame", {"outstation": self.name, "frame": record})
         if self._capture is not None and self._flow is not None:
             try:
-                self._capture.write(self._flow, direction, octets, record.time_ms / 1000.0)
+                self._capture.write(self._flow, direction, octets, time_ms / 1000.0)
             except (CaptureError, OSError) as exc:
                 log.warning("capture write failed, capture of %s stops: %s", self.name, exc)
                 self._flow = None
@@ -354,10 +361,10 @@ class Session:
     def _on_data(self, data: bytes) -> None:
         received = self.association.receive(data)
         now_ms = self.clock.wall_ms()
-        add = self.frames.add_received
+        log_received = self.frames.log_received
         for item in received.frames:
             raw = item.raw if isinstance(item, LinkFrame) else item.octets
-            self._log_frame(add(item, now_ms), Direction.TO_MASTER, raw)
+            self._log_frame(log_received(item, now_ms), Direction.TO_MASTER, raw, now_ms)
         for reason in received.discarded:
             log.debug("%s: discarded %s", self.name, reason)
         if received.replies and self._connection is not None:
@@ -380,14 +387,32 @@ class Session:
     def _take_in(self, fragment: Fragment) -> Response:
         self._confirm(fragment)
         response = parse_response(fragment.raw)
-        objects = response.objects
-        if self._named:
-            name_objects(objects, self.store.name_of)
-        if objects:
-            self.store.update(objects, self.clock.monotonic())
-            self.events.add(objects)
+        if response.objects:
+            if self._named:
+                name_objects(response.objects, self.store.name_of)
+            self._keep(response, self.clock.monotonic())
         self.indications = fragment.iin
         return response
+
+    def _keep(self, response: Response, now: float) -> None:
+        """The response's objects into the value store and the event log, header by header.
+        A header's objects all come from one variation, so the first says whether they are
+        points and events; those of a start-stop header are the points start, start + 1...
+        (as the decoder builds them), stored as one run."""
+        store = self.store
+        for header in response.headers:
+            objects = header.objects
+            if not objects:
+                continue
+            first = objects[0]
+            if first.event:
+                self.events.add(objects)
+            if first.type is None:
+                continue
+            if header.start is not None:
+                store.update_run(first.type, header.start, objects, now)
+            else:
+                store.update(objects, now)
 
     def _solicited(self, fragment: Fragment, now_ms: float) -> None:
         pending = self._pending

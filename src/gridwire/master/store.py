@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable
+from itertools import repeat
 
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.master.records import StoredValue
@@ -53,37 +54,138 @@ def _stored(
     )
 
 
-class ValueStore:
-    """The latest value per (type, index), with when it arrived (monotonic seconds)."""
+# A column's lists may hold this many never-reported indexes, or as many as it has points.
+_SLACK = 1024
 
-    __slots__ = ("_points", "name_of")
+
+class _Column:
+    """The points of one type: index -> (latest object, monotonic arrival).
+
+    Indexes from 0 up are held in two lists (``objects[i]`` is None for an index never
+    reported: a hole), so a run of consecutive points is stored by two slice assignments.
+    An index that would leave the lists with more holes than points (and more than
+    ``_SLACK``) is held in ``sparse`` instead, and so is a negative one; every other key of
+    ``sparse`` is at least ``len(objects)``.
+    """
+
+    __slots__ = ("arrived", "holes", "objects", "sparse")
+
+    def __init__(self) -> None:
+        self.objects: list[DnpObject | None] = []
+        self.arrived: list[float] = []
+        self.holes = 0
+        self.sparse: dict[int, tuple[DnpObject, float]] = {}
+
+    def __len__(self) -> int:
+        return len(self.objects) - self.holes + len(self.sparse)
+
+    def get(self, index: int) -> tuple[DnpObject, float] | None:
+        if 0 <= index < len(self.objects):
+            obj = self.objects[index]
+            return None if obj is None else (obj, self.arrived[index])
+        return self.sparse.get(index)
+
+    def items(self) -> list[tuple[int, DnpObject, float]]:
+        """(index, object, arrival) of every point, by index."""
+        arrived = self.arrived
+        dense = [(i, obj, arrived[i]) for i, obj in enumerate(self.objects) if obj is not None]
+        aside = [(i, *self.sparse[i]) for i in sorted(self.sparse)]
+        below = [entry for entry in aside if entry[0] < 0]
+        return below + dense + aside[len(below) :]
+
+    def _grow(self, end: int, start: int) -> bool:
+        """Extend the lists to ``end`` for new points from ``start`` (at least the present
+        length) if they stay dense enough; False when those points belong in ``sparse``."""
+        size = len(self.objects)
+        gap = start - size
+        if self.holes + gap > max(_SLACK, size - self.holes + end - start):
+            return False
+        self.objects.extend(repeat(None, end - size))
+        self.arrived.extend(repeat(0.0, end - size))
+        self.holes += gap
+        if self.sparse:
+            for index in [i for i in self.sparse if size <= i < end]:
+                obj, arrived = self.sparse.pop(index)
+                if index < start:  # fills a hole; from start on, the new points replace it
+                    self.objects[index], self.arrived[index] = obj, arrived
+                    self.holes -= 1
+        return True
+
+    def put(self, index: int, obj: DnpObject, now: float) -> None:
+        if 0 <= index < len(self.objects):
+            if self.objects[index] is None:
+                self.holes -= 1
+        elif index < 0 or not self._grow(index + 1, index):
+            self.sparse[index] = (obj, now)
+            return
+        self.objects[index] = obj
+        self.arrived[index] = now
+
+    def put_run(self, start: int, objects: list[DnpObject], now: float) -> None:
+        """``objects`` are the points ``start``, ``start + 1``..."""
+        end = start + len(objects)
+        size = len(self.objects)
+        if start < 0 or (end > size and not self._grow(end, max(start, size))):
+            for index, obj in enumerate(objects, start):
+                self.put(index, obj, now)
+            return
+        if self.holes and start < size:
+            self.holes -= self.objects[start : min(end, size)].count(None)
+        self.objects[start:end] = objects
+        self.arrived[start:end] = [now] * len(objects)
+
+
+class ValueStore:
+    """The latest value per (type, index), with when it arrived (monotonic seconds).
+
+    The points of a type are kept in lists by index where they are dense (``_Column``), so
+    the objects of a start-stop header (:meth:`update_run`) are stored by two C-level slice
+    assignments: no Python code and nothing allocated per object, where a 9000-point
+    integrity poll would otherwise pay a dictionary entry per point (and a key and a tuple
+    for the garbage collector to trace).
+    """
+
+    __slots__ = ("_columns", "name_of")
 
     def __init__(self, name_of: NameOf = no_names) -> None:
         self.name_of = name_of
-        self._points: dict[tuple[str, int], tuple[DnpObject, float]] = {}
+        self._columns: dict[str, _Column] = {}
 
     def __len__(self) -> int:
-        return len(self._points)
+        return sum(map(len, self._columns.values()))
+
+    def _column(self, point_type: str) -> _Column:
+        column = self._columns.get(point_type)
+        if column is None:
+            column = self._columns[point_type] = _Column()
+        return column
 
     def update(self, objects: Iterable[DnpObject], now: float) -> int:
         """Keep every point object of ``objects`` (in order: a later one replaces an earlier
         one of the same point); ``now`` is the monotonic time they arrived. Returns how many
         were kept."""
-        points = self._points
         kept = 0
         for obj in objects:
             point_type = obj.type
             index = obj.index
-            if point_type is None or index is None:
-                continue
-            points[(point_type, index)] = (obj, now)
-            kept += 1
+            if point_type is not None and index is not None:
+                self._column(point_type).put(index, obj, now)
+                kept += 1
         return kept
+
+    def update_run(self, point_type: str, start: int, objects: list[DnpObject], now: float) -> int:
+        """Keep ``objects``, which are the points ``start``, ``start + 1``... of
+        ``point_type`` (the objects of one start-stop header), as :meth:`update` would.
+        Returns how many were kept."""
+        if objects:
+            self._column(point_type).put_run(start, objects, now)
+        return len(objects)
 
     def get(self, point_type: str, index: int, now: float | None = None) -> StoredValue | None:
         """The point as it stands, or None when it was never reported. ``now`` (monotonic
         seconds) gives the age; without it the age is 0."""
-        entry = self._points.get((point_type, index))
+        column = self._columns.get(point_type)
+        entry = column.get(index) if column is not None else None
         if entry is None:
             return None
         obj, arrived = entry
@@ -92,21 +194,19 @@ class ValueStore:
 
     def values(self, now: float) -> list[StoredValue]:
         """Every point as it stands, by type then index; ages as of ``now``."""
-        points = self._points
         name_of = self.name_of
         out = []
-        for key in sorted(points):
-            point_type, index = key
-            obj, arrived = points[key]
-            age = (now - arrived) * 1000.0
-            name = name_of(point_type, index)
-            out.append(_stored(point_type, index, name, obj, age if age > 0.0 else 0.0))
+        for point_type in sorted(self._columns):
+            for index, obj, arrived in self._columns[point_type].items():
+                age = (now - arrived) * 1000.0
+                name = name_of(point_type, index)
+                out.append(_stored(point_type, index, name, obj, age if age > 0.0 else 0.0))
         return out
 
     def clear(self) -> int:
         """Forget every value; the number forgotten."""
-        count = len(self._points)
-        self._points.clear()
+        count = len(self)
+        self._columns.clear()
         return count
 
 

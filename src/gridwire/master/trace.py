@@ -22,12 +22,15 @@ from __future__ import annotations
 import base64
 import struct
 from collections import deque
+from collections.abc import Iterator
+from itertools import islice
 from typing import Final, Literal
 
 from gridwire.capture import Direction, Endpoint, build_pcap
 from gridwire.dnp3.app import control as app
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN
+from gridwire.dnp3.errors import DecodeError
 from gridwire.dnp3.link import (
     DIR,
     FUNCTION_MASK,
@@ -39,6 +42,7 @@ from gridwire.dnp3.link import (
     LinkReader,
     PrimaryFunction,
     SecondaryFunction,
+    parse_frame,
 )
 from gridwire.dnp3.transport import FIN, FIR, SEQ_MASK
 from gridwire.master.records import CaptureResult, FrameRecord
@@ -89,10 +93,6 @@ _LINK_FUNCTION: Final = tuple(
 _IIN_TEXT: dict[int, str] = {}
 
 
-def _link_function(frame: LinkFrame) -> str:
-    return _LINK_FUNCTION[(16 if frame.prm else 0) | (frame.function & FUNCTION_MASK)]
-
-
 def _iin_text(iin1: int, iin2: int) -> str:
     key = iin2 << 8 | iin1
     text = _IIN_TEXT.get(key)
@@ -118,65 +118,128 @@ def _app_summary(data: bytes) -> str:
     return text
 
 
-def _frame_summary(direction: str, frame: LinkFrame, function: str) -> str:
-    role = "PRI" if frame.prm else "SEC"
-    return (
-        f"{direction} {role} {function} {frame.source}->{frame.destination}"
-        f"{_app_summary(frame.data)}"
+def _good_frame(
+    frame_id: int, direction: Literal["sent", "received"], raw: bytes, time_ms: float
+) -> FrameRecord:
+    """The record of a frame known to be whole and good, read from its header and the first
+    octets of its first data block (what the transport and application headers need)."""
+    length, control, destination, source = _HEADER_FIELDS.unpack_from(raw, 2)
+    primary = control & PRM
+    function = _LINK_FUNCTION[(16 if primary else 0) | (control & FUNCTION_MASK)]
+    heads = raw[HEADER_SIZE : HEADER_SIZE + min(5, length - 5)]
+    summary = (
+        f"{direction} {'PRI' if primary else 'SEC'} {function} {source}->{destination}"
+        f"{_app_summary(heads)}"
+    )
+    return FrameRecord(
+        frame_id, time_ms, direction, raw.hex(), summary, source, destination, function
     )
 
 
 class FrameLog:
-    """The last ``limit`` frames of one outstation, oldest first."""
+    """The last ``limit`` frames of one outstation, oldest first.
 
-    __slots__ = ("_frames", "_next", "limit")
+    A frame is logged as its octets, its time, which way it went and, for octets received
+    that were not a frame, why; its :class:`FrameRecord` (hex text, summary, link fields) is
+    built when asked for (:meth:`record`, :meth:`after`). A 9000-point integrity poll logs
+    about 170 frames that nobody may read: building their records as they pass would cost
+    more than the link layer does, and 10,000 records kept would be 10,000 more objects for
+    the garbage collector to trace. The record built later is the one that would have been
+    built at once: it depends on nothing but what is kept.
+    """
+
+    __slots__ = ("_next", "_notes", "_raws", "_sent", "_times", "limit")
 
     def __init__(self, limit: int = 10_000) -> None:
         if limit < 1:
             raise ValueError(f"a frame log holds at least one frame, not {limit}")
         self.limit = limit
-        self._frames: deque[tuple[FrameRecord, bytes]] = deque(maxlen=limit)
+        # Side by side, one entry per frame, of the same bound; ids are consecutive, the
+        # last entry's being last_id. A note is None for a good frame, the reason for
+        # octets received that were not one, or the record of octets written that were
+        # not one good frame (a deviation), which is built at once.
+        self._raws: deque[bytes] = deque(maxlen=limit)
+        self._times: deque[float] = deque(maxlen=limit)
+        self._sent: deque[bool] = deque(maxlen=limit)
+        self._notes: deque[str | FrameRecord | None] = deque(maxlen=limit)
         self._next = 1
 
     def __len__(self) -> int:
-        return len(self._frames)
+        return len(self._raws)
 
     @property
     def last_id(self) -> int:
         """The id of the latest frame logged (0 before any)."""
         return self._next - 1
 
-    def _add(self, record: FrameRecord, raw: bytes) -> FrameRecord:
-        self._frames.append((record, raw))
+    def _log(self, raw: bytes, time_ms: float, sent: bool, note: str | FrameRecord | None) -> int:
+        self._raws.append(raw)
+        self._times.append(time_ms)
+        self._sent.append(sent)
+        self._notes.append(note)
         self._next += 1
-        return record
+        return self._next - 1
+
+    def log_sent(self, octets: bytes, time_ms: float) -> int:
+        """Log octets the master wrote (normally one frame; see the module's note on
+        deviations); returns the frame's id."""
+        try:
+            parse_frame(octets)
+        except DecodeError:
+            items = LinkReader().feed(octets)  # not exactly one good frame: read it so
+            if len(items) == 1 and isinstance(items[0], LinkFrame):
+                return self._log(items[0].raw, time_ms, True, None)
+            record = self._unreadable_sent(self._next, octets, items, time_ms)
+            return self._log(octets, time_ms, True, record)
+        return self._log(bytes(octets), time_ms, True, None)
+
+    def log_received(self, item: LinkFrame | Dropped, time_ms: float) -> int:
+        """Log a frame the link reader gave, or octets it dropped; returns its id."""
+        if isinstance(item, Dropped):
+            return self._log(item.octets, time_ms, False, item.reason)
+        return self._log(item.raw, time_ms, False, None)
 
     def add_sent(self, octets: bytes, time_ms: float) -> FrameRecord:
-        """Log octets the master wrote (normally one frame; see the module's note on
-        deviations)."""
-        items = LinkReader().feed(octets)
-        if len(items) == 1 and isinstance(items[0], LinkFrame):
-            return self._frame("sent", items[0], time_ms)
-        return self._add(self._unreadable_sent(octets, items, time_ms), octets)
+        """:meth:`log_sent`, returning the frame's record."""
+        return self.record(self.log_sent(octets, time_ms))
 
-    def _frame(
-        self, direction: Literal["sent", "received"], frame: LinkFrame, time_ms: float
-    ) -> FrameRecord:
-        function = _link_function(frame)
-        record = FrameRecord(
-            self._next,
-            time_ms,
-            direction,
-            frame.raw.hex(),
-            _frame_summary(direction, frame, function),
-            frame.source,
-            frame.destination,
-            function,
+    def add_received(self, item: LinkFrame | Dropped, time_ms: float) -> FrameRecord:
+        """:meth:`log_received`, returning the frame's record."""
+        return self.record(self.log_received(item, time_ms))
+
+    def record(self, frame_id: int) -> FrameRecord:
+        """The record of a frame still kept (KeyError for another id)."""
+        position = frame_id - (self._next - len(self._raws))
+        if not 0 <= position < len(self._raws):
+            raise KeyError(f"frame {frame_id} is not kept")
+        return self._record(
+            frame_id,
+            self._raws[position],
+            self._times[position],
+            self._sent[position],
+            self._notes[position],
         )
-        return self._add(record, frame.raw)
 
+    @staticmethod
+    def _record(
+        frame_id: int, raw: bytes, time_ms: float, sent: bool, note: str | FrameRecord | None
+    ) -> FrameRecord:
+        if isinstance(note, FrameRecord):
+            return note
+        if note is not None:
+            return FrameRecord(
+                id=frame_id,
+                time_ms=time_ms,
+                direction="received",
+                hex=raw.hex(),
+                summary=f"received dropped {len(raw)} octets: {note}",
+                dropped=note,
+            )
+        return _good_frame(frame_id, "sent" if sent else "received", raw, time_ms)
+
+    @staticmethod
     def _unreadable_sent(
-        self, octets: bytes, items: list[LinkFrame | Dropped], time_ms: float
+        frame_id: int, octets: bytes, items: list[LinkFrame | Dropped], time_ms: float
     ) -> FrameRecord:
         problems = [item.reason for item in items if isinstance(item, Dropped)]
         frames = sum(1 for item in items if isinstance(item, LinkFrame))
@@ -199,7 +262,7 @@ class FrameLog:
             problems.append(f"incomplete frame ({len(octets)} octets)")
         summary += " | not a good frame: " + "; ".join(problems)
         return FrameRecord(
-            id=self._next,
+            id=frame_id,
             time_ms=time_ms,
             direction="sent",
             hex=octets.hex(),
@@ -209,40 +272,26 @@ class FrameLog:
             link_function=function,
         )
 
-    def add_received(self, item: LinkFrame | Dropped, time_ms: float) -> FrameRecord:
-        """Log a frame the link reader gave, or octets it dropped."""
-        if isinstance(item, Dropped):
-            octets = item.octets
-            record = FrameRecord(
-                id=self._next,
-                time_ms=time_ms,
-                direction="received",
-                hex=octets.hex(),
-                summary=f"received dropped {len(octets)} octets: {item.reason}",
-                dropped=item.reason,
-            )
-            return self._add(record, octets)
-        return self._frame("received", item, time_ms)
+    def _entries(
+        self, after: int
+    ) -> Iterator[tuple[int, bytes, float, bool, str | FrameRecord | None]]:
+        """(id, octets, time, sent, note) of the frames kept with an id above ``after``."""
+        first = self._next - len(self._raws)
+        skip = min(max(after - first + 1, 0), len(self._raws))
+        columns = (self._raws, self._times, self._sent, self._notes)
+        kept = zip(*(islice(column, skip, None) for column in columns), strict=True)
+        for frame_id, entry in enumerate(kept, first + skip):
+            yield (frame_id, *entry)
 
     def after(self, after: int = 0) -> list[FrameRecord]:
         """The frames kept with an id greater than ``after``, oldest first."""
-        return [record for record, _ in self._kept(after)]
-
-    def _kept(self, after: int) -> list[tuple[FrameRecord, bytes]]:
-        if after <= 0:
-            return list(self._frames)
-        out: list[tuple[FrameRecord, bytes]] = []
-        for entry in reversed(self._frames):
-            if entry[0].id <= after:
-                break
-            out.append(entry)
-        out.reverse()
-        return out
+        return [self._record(*entry) for entry in self._entries(after)]
 
     def clear(self) -> int:
         """Forget every frame kept (ids go on growing); the number forgotten."""
-        count = len(self._frames)
-        self._frames.clear()
+        count = len(self._raws)
+        for column in (self._raws, self._times, self._sent, self._notes):
+            column.clear()
         return count
 
     def pcap(
@@ -253,14 +302,13 @@ class FrameLog:
     ) -> CaptureResult:
         """The frames kept with an id greater than ``after`` as a pcap file (base64 text) of
         one TCP connection between ``master`` and ``outstation`` (IP literals and ports)."""
-        kept = self._kept(after)
         frames = [
             (
-                Direction.TO_OUTSTATION if record.direction == "sent" else Direction.TO_MASTER,
+                Direction.TO_OUTSTATION if sent else Direction.TO_MASTER,
                 raw,
-                round(record.time_ms * 1000),  # microseconds
+                round(time_ms * 1000),  # microseconds
             )
-            for record, raw in kept
+            for _, raw, time_ms, sent, _ in self._entries(after)
         ]
         data = build_pcap(master, outstation, frames)
         return CaptureResult(pcap=base64.b64encode(data).decode("ascii"), frames=len(frames))

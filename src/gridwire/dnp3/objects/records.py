@@ -4,7 +4,9 @@ and the small records that are the ``value`` of composite objects.
 All are ``@dataclass(slots=True)``, not frozen: the decoder builds hundreds of thousands a
 second and the master hands them to orjson as they are (decision D3). Octet-string values
 are ``bytes``, which orjson does not serialize by itself: a JSON writer needs a ``default``
-for them (hexadecimal text, say).
+for them (hexadecimal text, say). The fixed-layout decoders (:mod:`.fixed`) make them with
+``object.__new__`` and set every field, bypassing ``__init__``: give them no
+``__post_init__`` (the decoder generator refuses one) or other construction logic.
 """
 
 from __future__ import annotations
