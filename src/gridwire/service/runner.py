@@ -21,6 +21,7 @@ from gridwire.der.store import load_point_map
 from gridwire.errors import ConfigError, OperationError
 from gridwire.master import Master, OutstationSettings
 from gridwire.outstation.server import OutstationServer
+from gridwire.runtime import settle_heap
 from gridwire.service.config import ConsoleSettings, ServiceConfig, parse_bind
 from gridwire.service.core import Service
 from gridwire.service.http_server import HttpServer
@@ -175,6 +176,7 @@ async def run_console(
             "  API: POST /api/<operation> (Authorization: Bearer TOKEN), events: GET "
             "/events, OpenAPI: GET /openapi.json"
         )
+        settle_heap()
         with _signals_stop(service.stopping):
             await service.stopping.wait()
     return 0
@@ -198,6 +200,7 @@ async def run_line(
         try:
             control = "may command" if config.allow_control else "read-only"
             announce(f"gridwire serve ({control}): listening on {host}:{server.port}")
+            settle_heap()
             with _signals_stop(service.stopping):
                 await service.stopping.wait()
         finally:
