@@ -263,5 +263,8 @@ async def test_add_with_every_setting_over_tls(kind: str, tmp_path: Path) -> Non
             assert scan["outcome"] == "complete" and scan["object_count"] >= 2 * TYPES
             wrong = {**tls, "ca": str(tmp_path / "missing.pem")}
             refused = await api.call("add", name="u", host="127.0.0.1", port=peer.port, tls=wrong)
-            # The master reports TLS files it cannot use as a connection error.
-            assert error(refused, "connection").startswith("TLS settings cannot be used")
+            # TLS files that cannot be used are a wrong parameter of add: a request error,
+            # and nothing is added.
+            assert error(refused, "request").startswith("tls: the files cannot be used")
+            listed = ok(await api.call("status"))["outstations"]
+            assert [o["name"] for o in listed] == ["t"]

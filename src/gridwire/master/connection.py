@@ -21,22 +21,37 @@ import asyncio
 import ssl
 from collections.abc import Callable
 
-from gridwire.errors import ConnectionFailed
+from gridwire.errors import ConnectionFailed, RequestError
 from gridwire.master.settings import TlsSettings
 
 Address = tuple[str, int]
 
 
+def _build_tls_context(tls: TlsSettings) -> ssl.SSLContext:
+    ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=tls.ca)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+    ctx.load_cert_chain(tls.certificate, tls.key)
+    return ctx
+
+
 def tls_context(tls: TlsSettings) -> ssl.SSLContext:
     """A client context: TLS 1.2 or later, the outstation's certificate checked against
-    ``ca``, our own certificate and key offered."""
+    ``ca``, our own certificate and key offered. Built from the files at every connect, so a
+    certificate renewed on disk is used by the next connection; files that became unusable
+    since ``add`` mean this connection cannot be made (ConnectionFailed)."""
     try:
-        ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=tls.ca)
-        ctx.minimum_version = ssl.TLSVersion.TLSv1_2
-        ctx.load_cert_chain(tls.certificate, tls.key)
+        return _build_tls_context(tls)
     except (OSError, ssl.SSLError, ValueError) as exc:
         raise ConnectionFailed(f"TLS settings cannot be used: {exc}") from None
-    return ctx
+
+
+def check_tls(tls: TlsSettings) -> None:
+    """Refuse TLS files that cannot be used as they are given: a parameter of ``add`` that is
+    wrong (RequestError naming the problem), not a connection that failed."""
+    try:
+        _build_tls_context(tls)
+    except (OSError, ssl.SSLError, ValueError) as exc:
+        raise RequestError(f"tls: the files cannot be used: {exc}") from None
 
 
 # Octets read at most at a time: a 2048-octet fragment is about 2.3 KiB of frames.

@@ -34,6 +34,7 @@ from gridwire.master.conditions import (
     condition_from,
     wait,
 )
+from gridwire.master.connection import check_tls
 from gridwire.master.records import (
     CaptureResult,
     Exchange,
@@ -131,6 +132,8 @@ class Master:
         if settings.name in self._sessions:
             raise RequestError(f"outstation {settings.name!r} was already added")
         settings.effective_tasks(self.allow_control)  # NotAllowed / RequestError first
+        if settings.tls is not None:
+            check_tls(settings.tls)
         point_map = None
         if settings.profile is not None:
             point_map = self._profiles(settings.profile)
