@@ -4,6 +4,7 @@ talking to yadnp3's outstation (or the demo's simulated DER) over real sockets."
 from __future__ import annotations
 
 import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -154,7 +155,7 @@ def test_serve_answers_lines_and_stops(tmp_path: Path) -> None:
 def test_console_makes_a_token_and_stops_on_sigterm() -> None:
     with yadnp3_outstation(points=2) as peer:
         port = free_port()
-        ready = r"open (http://127\.0\.0\.1:\d+/)\?token=(\S+)"
+        ready = r"on (http://127\.0\.0\.1:\d+/)\?token=(\S+)"
         args = [
             "console",
             "--bind",
@@ -175,7 +176,7 @@ def test_console_makes_a_token_and_stops_on_sigterm() -> None:
 def test_console_demo_serves_the_simulated_der() -> None:
     port = free_port()
     args = ["console", "--demo", "--no-token", "--bind", f"127.0.0.1:{port}"]
-    with started(*args, ready=r"open http://127\.0\.0\.1:\d+/\s") as (proc, _):
+    with started(*args, ready=r"on http://127\.0\.0\.1:\d+/\s") as (proc, _):
         wait_listening(port)
         base = f"http://127.0.0.1:{port}/api"
         profile = httpx.post(f"{base}/profile", json={"outstation": "der"}, timeout=30).json()
@@ -210,3 +211,24 @@ def test_poll_reads_once() -> None:
     nobody = free_port()
     down = run_cli("poll", "--host", "127.0.0.1", "--port", str(nobody))
     assert "cannot connect" in one_line_error(down, "poll")
+
+
+def test_the_printed_example_works_as_pasted() -> None:
+    # What `make demo` shows a newcomer first: the "try:" line must work as printed, with the
+    # token the console made. Replayed from its own words (shlex), without needing curl.
+    port = free_port()
+    with started("console", "--demo", "--bind", f"127.0.0.1:{port}", ready=r"  try: (.*)") as (
+        proc,
+        match,
+    ):
+        words = shlex.split(match.group(1))
+        assert words[:2] == ["curl", "-s"]
+        headers = dict(words[i + 1].split(": ", 1) for i, word in enumerate(words) if word == "-H")
+        body = words[words.index("-d") + 1]
+        wait_listening(port)
+        answer = httpx.post(words[-1], content=body, headers=headers, timeout=30).json()
+        assert answer["ok"] is True, answer
+        assert answer["result"]["function"] == "READ" and answer["result"]["object_count"] > 0
+        assert headers["Authorization"].startswith("Bearer ")  # the token made at start
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0

@@ -161,7 +161,7 @@ def test_schemathesis_finds_no_server_error_and_no_undocumented_answer() -> None
         with running(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as console:
             assert console.stdout is not None
             for line in console.stdout:
-                if re.search(r"open http://127\.0\.0\.1:\d+/", line):
+                if re.search(r"on http://127\.0\.0\.1:\d+/", line):
                     break
             else:
                 pytest.fail(f"console did not start: {console.stderr and console.stderr.read()}")

@@ -139,6 +139,19 @@ def address_line(host: str, port: int, token: str | None) -> str:
     return f"http://{shown}:{port}/{query}"
 
 
+def _example(host: str, port: int, token: str | None, demo: bool) -> str:
+    """A command that works as printed: the first thing a newcomer can paste."""
+    shown = f"[{host}]" if ":" in host else host
+    auth = f"-H 'Authorization: Bearer {token}' " if token else ""
+    operation, body = (
+        ("scan", '{"outstation": "der", "kind": "integrity"}') if demo else ("status", "{}")
+    )
+    return (
+        f"curl -s {auth}-H 'Content-Type: application/json' -d '{body}' "
+        f"http://{shown}:{port}/api/{operation}"
+    )
+
+
 async def run_console(
     config: ServiceConfig,
     *,
@@ -171,10 +184,11 @@ async def run_console(
         stack.push_async_callback(server.close)
         actual = sock.getsockname()[1]
         control = "may command" if config.allow_control else "read-only"
-        announce(f"gridwire console ({control}): open {address_line(host, actual, token)}")
+        announce(f"gridwire console ({control}): on {address_line(host, actual, token)}")
+        announce(f"  try: {_example(host, actual, token, demo)}")
         announce(
             "  API: POST /api/<operation> (Authorization: Bearer TOKEN), events: GET "
-            "/events, OpenAPI: GET /openapi.json"
+            "/events, OpenAPI: GET /openapi.json (the web console comes in a later release)"
         )
         settle_heap()
         with _signals_stop(service.stopping):
