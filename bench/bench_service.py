@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
 import orjson
-from tests.support.net import free_port
+from tests.support.net import free_port, wait_listening
 from tests.support.peers import yadnp3_outstation
 from tests.support.processes import running
 
@@ -44,11 +44,10 @@ def service(mode: str, outstation_port: int) -> Iterator[int]:
     args = [sys.executable, "-m", "gridwire", mode, "--bind", f"127.0.0.1:{port}"]
     args += ["--outstation", f"y=127.0.0.1:{outstation_port}", "--log-level", "WARNING"]
     args += ["--no-token"] if mode == "console" else []
-    with running(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if re.search(r"listening on|open http", line):
-                break
+    # Ready when the port accepts (not when some wording is printed: a bench that waits for
+    # a line that changed would wait for ever).
+    with running(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+        wait_listening(port, timeout=60)
         yield port
 
 
