@@ -5,24 +5,14 @@ must see Wireshark verify them, so they pass the two preferences that turn it on
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
-from tests.support.tshark import tshark_path
-
-VALIDATE = ["-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE"]
+from tests.support.tshark import tshark_fields
 
 
 def fields(pcap: Path, port: int, names: list[str], display_filter: str = "") -> list[list[str]]:
     """One list of field values per packet (DNP3 decoded on ``port``), checksums verified."""
-    cmd = [tshark_path(), "-r", str(pcap), "-d", f"tcp.port=={port},dnp3", *VALIDATE]
-    cmd += ["-T", "fields", "-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=,"]
-    if display_filter:
-        cmd += ["-Y", display_filter]
-    for name in names:
-        cmd += ["-e", name]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=True)
-    return [line.split("\t") for line in done.stdout.splitlines()]
+    return tshark_fields(pcap, port, names, display_filter, validate_checksums=True)
 
 
 def frame_numbers(pcap: Path, port: int, display_filter: str) -> list[int]:

@@ -4,7 +4,6 @@ the pcap it makes, read back by tshark (with TCP and IP checksums validated)."""
 from __future__ import annotations
 
 import base64
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from hypothesis import strategies as st
 from gridwire.dnp3.link import Dropped, LinkFrame, LinkReader
 from gridwire.master.trace import FrameLog
 from tests.master.wire import READ_FRAME, from_outstation, read_frame
-from tests.support.tshark import tshark_fields, tshark_path
+from tests.support.tshark import tshark_fields
 
 # A response: transport C5 (FIR|FIN seq 5), application E3 (FIR|FIN|CON seq 3) 81 RESPONSE,
 # IIN 90 00 (IIN1 bit 7 DEVICE_RESTART, bit 4 NEED_TIME).
@@ -89,7 +88,6 @@ def test_after_limit_and_clear() -> None:
 
 @pytest.mark.interop
 def test_pcap_reads_in_tshark_with_valid_checksums(tmp_path: Path, port: int) -> None:
-    tshark = tshark_path()
     log = FrameLog()
     log.add_sent(read_frame(2, 4), 1_700_000_000_000.0)
     log.add_sent(READ_FRAME, 1_700_000_000_010.0)
@@ -107,13 +105,9 @@ def test_pcap_reads_in_tshark_with_valid_checksums(tmp_path: Path, port: int) ->
     assert float(rows[1][0]) == pytest.approx(1_700_000_000.0125)
     garbage = tshark_fields(pcap, port, ["tcp.payload"], "tcp.len==3")
     assert garbage == [["010203"]]
-    checks = ["-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE"]
-    fields = ["-T", "fields", "-e", "ip.checksum.status", "-e", "tcp.checksum.status"]
-    command = [tshark, "-r", str(pcap), "-d", f"tcp.port=={port},dnp3", *checks, *fields]
-    out = subprocess.run(
-        [*command, "-Y", "tcp"], capture_output=True, text=True, timeout=60, check=True
-    ).stdout.split("\n")
-    statuses = [line.split("\t") for line in out if line]
+    statuses = tshark_fields(
+        pcap, port, ["ip.checksum.status", "tcp.checksum.status"], "tcp", validate_checksums=True
+    )
     assert len(statuses) == 6  # the handshake's three packets and the three records
     assert all(s == ["1", "1"] for s in statuses)  # 1: good
 

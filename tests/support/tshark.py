@@ -23,11 +23,23 @@ def tshark_path() -> str:
     return path
 
 
+# Wireshark leaves IP and TCP checksums unverified by default; these preferences verify them.
+VALIDATE_CHECKSUMS = ["-o", "tcp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE"]
+
+
 def tshark_fields(
-    pcap: Path, port: int, fields: list[str], display_filter: str = ""
+    pcap: Path,
+    port: int,
+    fields: list[str],
+    display_filter: str = "",
+    *,
+    validate_checksums: bool = False,
 ) -> list[list[str]]:
-    """Decode ``pcap`` with DNP3 on ``port`` and return one list of field values per packet."""
+    """Decode ``pcap`` with DNP3 on ``port`` and return one list of field values per packet
+    (several occurrences of a field joined by commas); with ``validate_checksums`` Wireshark
+    verifies the IP and TCP checksums, so their ``*.checksum.status`` fields are filled."""
     cmd = [tshark_path(), "-r", str(pcap), "-d", f"tcp.port=={port},dnp3", "-T", "fields"]
+    cmd += VALIDATE_CHECKSUMS if validate_checksums else []
     cmd += ["-E", "separator=\t", "-E", "occurrence=a", "-E", "aggregator=,"]
     if display_filter:
         cmd += ["-Y", display_filter]
