@@ -17,7 +17,7 @@ from gridwire.dnp3.app.fragments import Response, parse_response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.errors import ConnectionFailed
 from gridwire.master import gate
-from gridwire.master.records import Exchange, Outcome
+from gridwire.master.records import Outcome, exchange_record
 from gridwire.master.session_protocol import ExchangeResult
 
 
@@ -117,19 +117,8 @@ class FakeSession:
                 received_ms = self.clock.wall_ms()
             complete = bool(responses) and responses[-1].control.fin
             outcome = "complete" if complete else "timeout"
-        objects = [obj for r in responses for obj in r.objects]
-        record = Exchange(
-            function=function.name,
-            task=task,
-            sequence=seq,
-            outcome=outcome,
-            fragments=len(responses),
-            indications=responses[-1].iin.names if responses else [],
-            object_count=len(objects),
-            elapsed_ms=(self.clock.monotonic() - started) * 1000.0,
-            request=fragment.hex(),
-            undecoded=[u for r in responses for u in r.undecoded],
-            objects=objects,
-            broadcast=broadcast,
+        elapsed_ms = (self.clock.monotonic() - started) * 1000.0
+        record = exchange_record(
+            function.name, task, seq, outcome, fragment, responses, elapsed_ms, broadcast=broadcast
         )
         return ExchangeResult(record, responses, sent_ms, received_ms)

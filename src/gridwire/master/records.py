@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from gridwire.dnp3.app.fragments import Undecoded
+from gridwire.dnp3.app.fragments import Response, Undecoded
 from gridwire.dnp3.objects.records import DnpObject
 
 Outcome = Literal["complete", "timeout", "sent", "abandoned"]
@@ -33,6 +33,42 @@ class Exchange:
     objects: list[DnpObject]
     retries: int = 0
     broadcast: int | None = None
+
+
+def exchange_record(
+    function: str,
+    task: str | None,
+    sequence: int,
+    outcome: Outcome,
+    request: bytes,
+    responses: list[Response],
+    elapsed_ms: float,
+    *,
+    retries: int = 0,
+    broadcast: int | None = None,
+) -> Exchange:
+    """The Exchange of a request and the response fragments that arrived for it: objects and
+    undecoded parts in order, the indications of the last fragment."""
+    if len(responses) == 1:
+        objects, undecoded = responses[0].objects, list(responses[0].undecoded)  # objects uncopied
+    else:
+        objects = [obj for response in responses for obj in response.objects]
+        undecoded = [part for response in responses for part in response.undecoded]
+    return Exchange(
+        function=function,
+        task=task,
+        sequence=sequence,
+        outcome=outcome,
+        fragments=len(responses),
+        indications=responses[-1].iin.names if responses else [],
+        object_count=len(objects),
+        elapsed_ms=elapsed_ms,
+        request=request.hex(),
+        undecoded=undecoded,
+        objects=objects,
+        retries=retries,
+        broadcast=broadcast,
+    )
 
 
 @dataclass(slots=True)

@@ -27,18 +27,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from gridwire.capture import CaptureError, Direction, Endpoint, RotatingPcapWriter, TcpFlow
-from gridwire.dnp3.app.fragments import Response, Undecoded, parse_response
+from gridwire.dnp3.app.fragments import Response, parse_response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN
 from gridwire.dnp3.link import LinkFrame
-from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import ConnectionFailed, GridwireError
 from gridwire.master import gate
 from gridwire.master.association import Association, Fragment
 from gridwire.master.bus import EventBus
 from gridwire.master.connection import Connection, open_connection
 from gridwire.master.deviations import Deviations
-from gridwire.master.records import Exchange, Outcome, OutstationStatus
+from gridwire.master.records import Outcome, OutstationStatus, exchange_record
 from gridwire.master.scans import (
     class_read,
     clear_restart_body,
@@ -558,34 +557,22 @@ class Session:
         sent_ms: float | None = None,
     ) -> ExchangeResult:
         responses = pending.responses if pending is not None else []
-        objects: list[DnpObject] = []
-        undecoded: list[Undecoded] = []
-        for response in responses:
-            objects.extend(response.objects)
-            undecoded.extend(response.undecoded)
-        if len(responses) == 1:
-            objects = responses[0].objects
         last = pending.last_received if pending is not None else None
         ended = last if outcome == "complete" and last is not None else self.clock.monotonic()
-        iin = responses[-1].iin if responses else None
-        record = Exchange(
-            function=function.name,
-            task=task,
-            sequence=seq,
-            outcome=outcome,
-            fragments=len(responses),
-            indications=iin.names if iin is not None else [],
-            object_count=len(objects),
-            elapsed_ms=(ended - started) * 1000.0,
-            request=fragment.hex(),
-            undecoded=undecoded,
-            objects=objects,
+        record = exchange_record(
+            function.name,
+            task,
+            seq,
+            outcome,
+            fragment,
+            responses,
+            (ended - started) * 1000.0,
             retries=retries,
             broadcast=broadcast,
         )
         self._bus.publish("exchange", {"outstation": self.name, "exchange": record})
-        if iin is not None:
-            self.runner.indicated(iin, task=task, objects=len(objects))
+        if responses:
+            self.runner.indicated(responses[-1].iin, task=task, objects=record.object_count)
         received_ms = pending.received_ms if pending is not None else None
         return ExchangeResult(record, responses, sent_ms, received_ms)
 
