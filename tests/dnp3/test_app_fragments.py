@@ -211,6 +211,32 @@ def test_encode_request_and_response() -> None:
     assert encode_response(0xC0, 0x82, 0, H(ANALOG_42)) == H("C0 82 00 00 " + ANALOG_42)
 
 
+def test_iin_names_every_bit_of_both_octets() -> None:
+    # IIN1 = 0xFF, IIN2 = 0xFF as they arrive after the function code: every bit, low first.
+    response = parse_response(H("C0 81 FF FF"))
+    assert response.iin.names == [
+        "BROADCAST",
+        "CLASS_1_EVENTS",
+        "CLASS_2_EVENTS",
+        "CLASS_3_EVENTS",
+        "NEED_TIME",
+        "LOCAL_CONTROL",
+        "DEVICE_TROUBLE",
+        "DEVICE_RESTART",
+        "FUNC_NOT_SUPPORTED",
+        "OBJECT_UNKNOWN",
+        "PARAMETER_ERROR",
+        "EVENT_BUFFER_OVERFLOW",
+        "ALREADY_EXECUTING",
+        "CONFIG_CORRUPT",
+        "RESERVED_2",
+        "RESERVED_1",
+    ]
+    # IIN2.0 alone (octets 00 01); the standard's own name for it is taken as an alias.
+    assert parse_response(H("C0 81 00 01")).iin.names == ["FUNC_NOT_SUPPORTED"]
+    assert IIN.from_names(["no_func_code_support"]) == IIN.from_octets(0x00, 0x01)
+
+
 @pytest.mark.parametrize(
     ("call", "reason"),
     [

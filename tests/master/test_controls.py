@@ -87,12 +87,12 @@ async def test_refused_control_is_an_answer_with_accepted_false() -> None:
 
 
 async def test_refused_whole_request_by_indication() -> None:
-    # IIN2 bit 0 NO_FUNC_CODE_SUPPORT (IIN octets 00 01), no objects echoed.
+    # IIN2 bit 0 FUNC_NOT_SUPPORTED (IIN octets 00 01), no objects echoed.
     session = FakeSession([response(0, "", iin="0001")])
     result = await operate(session, {"bo": {"3": True}})
     assert result.accepted is False
     assert result.statuses[0].status is None and result.statuses[0].echoed is False
-    assert result.exchanges[0].indications == ["NO_FUNC_CODE_SUPPORT"]
+    assert result.exchanges[0].indications == ["FUNC_NOT_SUPPORTED"]
 
 
 async def test_echo_that_differs_from_what_was_sent() -> None:

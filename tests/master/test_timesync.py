@@ -77,12 +77,12 @@ async def test_non_lan_without_a_delay_object_writes_nothing() -> None:
 
 @pytest.mark.parametrize("procedure", ["lan", "non_lan"])
 async def test_refused_first_request_writes_nothing(procedure: str) -> None:
-    # IIN2 bit 0 NO_FUNC_CODE_SUPPORT: the outstation does not do this procedure.
+    # IIN2 bit 0 FUNC_NOT_SUPPORTED: the outstation does not do this procedure.
     session = FakeSession([reply(0, iin="0001")])
     result = await synchronize_time(session, procedure)
     assert len(session.sent) == 1
     assert (result.written, result.accepted) == (False, False)
-    assert result.exchanges[0].indications == ["NO_FUNC_CODE_SUPPORT"]
+    assert result.exchanges[0].indications == ["FUNC_NOT_SUPPORTED"]
 
 
 @pytest.mark.parametrize("procedure", ["lan", "non_lan"])

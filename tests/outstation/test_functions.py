@@ -124,6 +124,6 @@ def test_assign_class(wire: Wire) -> None:
 
 def test_unsolicited_refused_when_not_allowed(wire: Wire) -> None:
     # ENABLE_UNSOLICITED (14) and DISABLE_UNSOLICITED (15) without --unsolicited:
-    # NO_FUNC_CODE_SUPPORT (IIN2.0, 0x01).
+    # FUNC_NOT_SUPPORTED (IIN2.0, 0x01).
     assert hexes(wire.send("C0 14 3C 02 06")) == ["C0 81 90 01"]
     assert hexes(wire.send("C1 15 3C 02 06 3C 03 06 3C 04 06")) == ["C1 81 90 01"]

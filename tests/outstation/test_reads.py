@@ -56,9 +56,9 @@ def test_refusals_are_out_loud_and_whole(wire: Wire) -> None:
     assert hexes(wire.send("C6 01 01 09 06")) == ["C6 81 90 02"]
     # Class 0 with a count qualifier is not a thing: PARAMETER_ERROR (0x04).
     assert hexes(wire.send("C7 01 3C 01 07 05")) == ["C7 81 90 04"]
-    # A function the outstation does not serve (OPEN_FILE 0x19): NO_FUNC_CODE_SUPPORT (0x01).
+    # A function the outstation does not serve (OPEN_FILE 0x19): FUNC_NOT_SUPPORTED (0x01).
     assert hexes(wire.send("C8 19")) == ["C8 81 90 01"]
-    # An undefined function code (0x70): NO_FUNC_CODE_SUPPORT too.
+    # An undefined function code (0x70): FUNC_NOT_SUPPORTED too.
     assert hexes(wire.send("C9 70")) == ["C9 81 90 01"]
     # The refusal bits belong to the refused response alone.
     assert hexes(wire.send("CA 01 3C 02 06")) == ["CA 81 90 00"]

@@ -20,7 +20,7 @@ Non-LAN (``non_lan``)
     its clock plus that delay, the time at which the write is expected to arrive.
 
 Rules of this module: the write is sent only after the first request was answered
-(outcome complete) without an error indication (NO_FUNC_CODE_SUPPORT, OBJECT_UNKNOWN,
+(outcome complete) without an error indication (FUNC_NOT_SUPPORTED, OBJECT_UNKNOWN,
 PARAMETER_ERROR); neither request is ever sent again (the session never repeats a request
 other than a READ). A DELAY_MEASURE answer without a g52 object leaves nothing to correct
 by, so nothing is written. An outstation that reports a turnaround longer than the round

@@ -12,7 +12,7 @@ class OutstationConfig:
     """Every setting of the sans-IO session, with the defaults ``gridwire sim`` uses.
 
     Timers are seconds. ``unsolicited`` allows unsolicited reporting at all (``--unsolicited``;
-    without it ENABLE/DISABLE_UNSOLICITED are refused NO_FUNC_CODE_SUPPORT);
+    without it ENABLE/DISABLE_UNSOLICITED are refused FUNC_NOT_SUPPORTED);
     ``unsolicited_classes`` are the classes reported unsolicited before a master says
     otherwise (none: a master enables what it wants); an unsolicited response not confirmed
     within ``unsolicited_retry`` is sent again, identical, until it is. ``confirm_timeout``

@@ -8,7 +8,7 @@ from gridwire.dnp3.objects.table import lookup
 
 class Refused(Exception):
     """A request (or one of its headers) the outstation will not carry out. ``iin`` is the
-    indication the response carries: NO_FUNC_CODE_SUPPORT, OBJECT_UNKNOWN or PARAMETER_ERROR.
+    indication the response carries: FUNC_NOT_SUPPORTED, OBJECT_UNKNOWN or PARAMETER_ERROR.
     Nothing of a refused request is carried out."""
 
     def __init__(self, iin: IIN, reason: str) -> None:

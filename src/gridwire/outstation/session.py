@@ -17,7 +17,7 @@ Application rules kept here (IEEE 1815-2012 clause 4):
   confirm this one; its events are retired only by that confirm (matching sequence, UNS
   clear). A new request, a confirm timeout or a lost connection abandons the rest of a
   response and gives its events back.
-- Functions the outstation does not serve are refused with NO_FUNC_CODE_SUPPORT; objects it
+- Functions the outstation does not serve are refused with FUNC_NOT_SUPPORTED; objects it
   does not serve with OBJECT_UNKNOWN; bad qualifiers, ranges and values with PARAMETER_ERROR.
   DIRECT_OPERATE_NR, IMMED_FREEZE_NR, FREEZE_CLEAR_NR (every function that takes no
   response) and anything sent to a broadcast address draw no response at all.
@@ -212,7 +212,7 @@ class OutstationSession:
     ) -> _Reply | None:
         """The reply to a request; None when the function takes no response."""
         if function is None:
-            return _Reply(IIN.NO_FUNC_CODE_SUPPORT)
+            return _Reply(IIN.FUNC_NOT_SUPPORTED)
         try:
             request = parse_request(fragment)
         except DecodeError:
@@ -248,7 +248,7 @@ class OutstationSession:
             return _Reply()
         if function in (F.ENABLE_UNSOLICITED, F.DISABLE_UNSOLICITED):
             if not self.config.unsolicited:
-                raise Refused(IIN.NO_FUNC_CODE_SUPPORT, "unsolicited reporting is not allowed")
+                raise Refused(IIN.FUNC_NOT_SUPPORTED, "unsolicited reporting is not allowed")
             classes = unsolicited_classes(request)
             if function is F.ENABLE_UNSOLICITED:
                 self.unsolicited_enabled |= classes
@@ -268,7 +268,7 @@ class OutstationSession:
                 else encode_objects(52, 2, [Item(None, self.config.warm_restart_delay_ms)])
             )
             return _Reply(body=delay, then=lambda: self._restart(cold, now))
-        raise Refused(IIN.NO_FUNC_CODE_SUPPORT, f"{function.name} is not served")
+        raise Refused(IIN.FUNC_NOT_SUPPORTED, f"{function.name} is not served")
 
     def _controls(self, request: Request, mode: Mode, seq: int, now: float) -> _Reply:
         commands = read_commands(request)

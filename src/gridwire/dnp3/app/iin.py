@@ -2,7 +2,9 @@
 
 As a 16-bit value IIN1 is the low octet (bits 0-7) and IIN2 the high octet (bits 8-15), so
 a bit's position is also its index as a g80 point (IIN1.0 is index 0, IIN2.7 index 15).
-Names follow IEEE 1815-2012.
+Names follow IEEE 1815-2012, but for IIN2.0: the standard's NO_FUNC_CODE_SUPPORT is named
+FUNC_NOT_SUPPORTED, as our issues, opendnp3 and most masters' logs call it (the standard's
+name is still accepted by :meth:`IIN.from_names`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ class IIN(IntFlag):
     DEVICE_TROUBLE = 1 << 6
     DEVICE_RESTART = 1 << 7
     # IIN2
-    NO_FUNC_CODE_SUPPORT = 1 << 8
+    FUNC_NOT_SUPPORTED = 1 << 8
     OBJECT_UNKNOWN = 1 << 9
     PARAMETER_ERROR = 1 << 10
     EVENT_BUFFER_OVERFLOW = 1 << 11
@@ -29,6 +31,8 @@ class IIN(IntFlag):
     CONFIG_CORRUPT = 1 << 13
     RESERVED_2 = 1 << 14
     RESERVED_1 = 1 << 15
+    # IEEE 1815-2012's own name for IIN2.0: an alias, never listed by ``names``.
+    NO_FUNC_CODE_SUPPORT = FUNC_NOT_SUPPORTED
 
     @classmethod
     def from_octets(cls, iin1: int, iin2: int) -> IIN:
@@ -51,6 +55,6 @@ class IIN(IntFlag):
 
 
 # Indications by which an outstation refuses a request.
-REFUSALS = IIN.NO_FUNC_CODE_SUPPORT | IIN.OBJECT_UNKNOWN | IIN.PARAMETER_ERROR
+REFUSALS = IIN.FUNC_NOT_SUPPORTED | IIN.OBJECT_UNKNOWN | IIN.PARAMETER_ERROR
 # Indications that say events of a class wait to be read.
 CLASS_EVENTS = {1: IIN.CLASS_1_EVENTS, 2: IIN.CLASS_2_EVENTS, 3: IIN.CLASS_3_EVENTS}
