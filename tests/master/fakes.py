@@ -18,7 +18,7 @@ from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.errors import ConnectionFailed
 from gridwire.master import gate
 from gridwire.master.records import Outcome, exchange_record
-from gridwire.master.session_protocol import ExchangeResult
+from gridwire.master.session_protocol import Body, ExchangeResult
 
 
 class FakeClock:
@@ -80,12 +80,13 @@ class FakeSession:
         self.connected = connected
         self.replies = list(replies or [])
         self.sent: list[Sent] = []
+        self.queued_ms = 0.0  # how long each request waits for its turn before it is sent
         self._seq = 0
 
     async def exchange(
         self,
         function: FunctionCode,
-        body: bytes = b"",
+        body: Body = b"",
         *,
         task: str | None = None,
         broadcast: int | None = None,
@@ -93,6 +94,10 @@ class FakeSession:
         gate.check(function, self.allow_control)
         if not self.connected:
             raise ConnectionFailed(f"outstation {self.name} is not connected")
+        # The request waits its turn (behind one in flight), then its body is built.
+        self.clock.advance(self.queued_ms)
+        if callable(body):
+            body = body()
         seq, self._seq = self._seq, (self._seq + 1) & 0x0F
         fragment = requests.request(seq, function, body)
         self.sent.append(Sent(function, body, seq, fragment, task, broadcast))

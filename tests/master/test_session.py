@@ -75,6 +75,30 @@ async def test_a_read_and_its_response() -> None:
         await session.close()
 
 
+async def test_a_body_built_by_a_function_is_built_when_its_turn_comes() -> None:
+    async with ScriptedOutstation() as out:
+        session, _ = make(out.port, allow_control=True)
+        await session.connect()
+        built: list[str] = []
+
+        def body() -> bytes:
+            built.append("now")
+            return bytes.fromhex("50 01 00 07 07 00")  # g80v1 index 7 := 0 (clear restart)
+
+        read = asyncio.create_task(session.exchange(FunctionCode.READ, CLASS0))
+        assert await out.frame() == request_frame(0, 0, 0x01, CLASS0)
+        write = asyncio.create_task(session.exchange(FunctionCode.WRITE, body))
+        await asyncio.sleep(0.05)
+        assert built == []  # waiting behind the read in flight
+        out.send(response(0, b""))
+        await read
+        assert await out.frame() == request_frame(1, 1, 0x02, bytes.fromhex("50 01 00 07 07 00"))
+        assert built == ["now"]
+        out.send(response(1, b""))
+        assert (await write).record.outcome == "complete"
+        await session.close()
+
+
 async def test_each_fragment_asking_for_it_is_confirmed_with_its_sequence() -> None:
     async with ScriptedOutstation() as out:
         session, _ = make(out.port, confirm=True)

@@ -131,3 +131,23 @@ async def test_write_time_writes_the_clock_now() -> None:
     exchange = await write_time(session)
     assert session.sent[0].fragment.hex() == "c002" + "32010701" + START
     assert (exchange.function, exchange.outcome) == ("WRITE", "complete")
+
+
+async def test_write_time_holds_the_clock_as_the_write_leaves() -> None:
+    # The write waits 30 ms for its turn (a request in flight): it carries 1,700,000,000,030
+    # (...81E: 1E 68 E5 CF 8B 01), the time it leaves, not the time it was asked for.
+    session = FakeSession([reply(0)])
+    session.queued_ms = 30.0
+    await write_time(session)
+    assert session.sent[0].fragment.hex() == "c002" + "32010701" + "1e68e5cf8b01"
+
+
+async def test_non_lan_time_is_read_when_the_write_leaves() -> None:
+    # Each request waits 30 ms for its turn. DELAY_MEASURE leaves at +30, is answered at +80
+    # with 10 ms of turnaround (delay (50 - 10) / 2 = 20); the write leaves at +110 and holds
+    # +130 (...882: 82 68 E5 CF 8B 01). Read at hand-off it would have held +100.
+    session = FakeSession([reply(0, "340207010a00", after_ms=50.0), reply(1)])
+    session.queued_ms = 30.0
+    result = await synchronize_time(session, "non_lan")
+    assert session.sent[1].fragment.hex() == "c102" + "32010701" + "8268e5cf8b01"
+    assert (result.delay_ms, result.time_ms) == (pytest.approx(20.0), 1_700_000_000_130)

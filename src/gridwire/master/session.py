@@ -45,7 +45,7 @@ from gridwire.master.scans import (
     scan_body,
     unsolicited_body,
 )
-from gridwire.master.session_protocol import Clock, ExchangeResult
+from gridwire.master.session_protocol import Body, Clock, ExchangeResult
 from gridwire.master.settings import OutstationSettings, TaskSettings
 from gridwire.master.store import EventLog, NameOf, ValueStore, name_objects, no_names
 from gridwire.master.tasks import Schedules, TaskRunner, classes_indicated
@@ -452,13 +452,14 @@ class Session:
     async def exchange(
         self,
         function: FunctionCode,
-        body: bytes = b"",
+        body: Body = b"",
         *,
         task: str | None = None,
         broadcast: int | None = None,
     ) -> ExchangeResult:
         """Send one request and wait for its end (see :class:`SessionLike`). A request made
-        while a task runs carries the task's name unless ``task`` is given."""
+        while a task runs carries the task's name unless ``task`` is given. A callable
+        ``body`` is built once this request's turn has come, with no wait before it leaves."""
         if task is None:
             task = _current_task.get()
         gate.check(function, self.allow_control)
@@ -470,9 +471,11 @@ class Session:
             return await self._exchange(function, body, task, broadcast)
 
     async def _exchange(
-        self, function: FunctionCode, body: bytes, task: str | None, broadcast: int | None
+        self, function: FunctionCode, body: Body, task: str | None, broadcast: int | None
     ) -> ExchangeResult:
         loop = asyncio.get_running_loop()
+        if callable(body):
+            body = body()  # nothing awaits between this and the send below
         out = self.association.request(function, body, destination=broadcast)
         started = self.clock.monotonic()
         answered = broadcast is None and function.expects_response

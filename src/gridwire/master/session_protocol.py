@@ -7,12 +7,19 @@ the master's real session unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 from gridwire.dnp3.app.fragments import Response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.master.records import Exchange
+
+Body: TypeAlias = bytes | Callable[[], bytes]
+"""A request's object headers and data, or a function that builds them. The session calls
+the function when the request is about to leave, after any wait for the request before it, so
+a body that holds the master's clock carries the time it was sent, not the time it was asked
+for."""
 
 
 class Clock(Protocol):
@@ -50,12 +57,13 @@ class SessionLike(Protocol):
     async def exchange(
         self,
         function: FunctionCode,
-        body: bytes = b"",
+        body: Body = b"",
         *,
         task: str | None = None,
         broadcast: int | None = None,
     ) -> ExchangeResult:
         """Send one request (the session picks the sequence number) and wait for its end.
+        A callable ``body`` is called once, just before the request leaves.
 
         Never sends the request twice (only a READ that timed out with nothing received is
         repeated, and only as the outstation's ``read_retries`` allow). Raises

@@ -17,7 +17,8 @@ Non-LAN (``non_lan``)
     fine, milliseconds; v1 coarse, seconds) holding its turnaround, the time between
     receiving the request and sending the response; the response arrives at [D]. The one-way
     delay is ([D] - [A] - turnaround) / 2. The master then WRITEs g50v1 (absolute time) of
-    its clock plus that delay, the time at which the write is expected to arrive.
+    its clock plus that delay, the time at which the write is expected to arrive. The clock
+    is read as the write leaves (:class:`TimeAtSend`), not when it was asked for.
 
 Rules of this module: the write is sent only after the first request was answered
 (outcome complete) without an error indication (FUNC_NOT_SUPPORTED, OBJECT_UNKNOWN,
@@ -40,7 +41,7 @@ from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN, REFUSALS
 from gridwire.errors import NotAllowed, RequestError
 from gridwire.master.records import Exchange, TimeSyncResult
-from gridwire.master.session_protocol import ExchangeResult, SessionLike
+from gridwire.master.session_protocol import Clock, ExchangeResult, SessionLike
 
 Procedure = Literal["lan", "non_lan"]
 PROCEDURES: Final = ("lan", "non_lan")
@@ -75,12 +76,25 @@ def answered(result: ExchangeResult) -> bool | None:
     return not iin & REFUSALS
 
 
+class TimeAtSend:
+    """The body of a WRITE of g50v1, built when the session sends it: the master's clock at
+    that moment plus ``delay_ms``. A write queued behind another request so carries the time
+    it left, not the time it was asked for. ``time_ms`` is what was written (None until)."""
+
+    def __init__(self, clock: Clock, delay_ms: float = 0.0) -> None:
+        self._clock = clock
+        self._delay_ms = delay_ms
+        self.time_ms: int | None = None
+
+    def __call__(self) -> bytes:
+        self.time_ms = round(self._clock.wall_ms() + self._delay_ms)
+        return body_of(requests.write_time(0, self.time_ms))
+
+
 async def write_time(session: SessionLike) -> Exchange:
-    """WRITE of g50v1 holding the master's clock now, with no delay correction."""
+    """WRITE of g50v1 holding the master's clock as it is sent, with no delay correction."""
     _require_control(session, "write_time")
-    time_ms = round(session.clock.wall_ms())
-    body = body_of(requests.write_time(0, time_ms))
-    result = await session.exchange(FunctionCode.WRITE, body)
+    result = await session.exchange(FunctionCode.WRITE, TimeAtSend(session.clock))
     return result.record
 
 
@@ -148,7 +162,7 @@ async def _non_lan(session: SessionLike) -> TimeSyncResult:
     if turnaround is None:
         return _not_written(first)
     delay_ms = max(0.0, (first.received_ms - first.sent_ms - turnaround) / 2.0)
-    time_ms = round(session.clock.wall_ms() + delay_ms)
-    body = body_of(requests.write_time(0, time_ms))
+    body = TimeAtSend(session.clock, delay_ms)
     write = await session.exchange(FunctionCode.WRITE, body)
-    return _written(first, write, time_ms, delay_ms)
+    assert body.time_ms is not None  # the session built the body to send it
+    return _written(first, write, body.time_ms, delay_ms)
