@@ -295,6 +295,33 @@ async def test_a_task_turned_off_while_due_is_not_done() -> None:
         await session.close()
 
 
+async def test_a_task_turned_on_acts_on_the_indication_already_seen() -> None:
+    async with ScriptedOutstation() as out:
+        session, _ = make(
+            out.port,
+            allow_control=True,
+            manual=False,
+            tasks={"startup": False, "clear_restart": False},
+        )
+        await session.connect()
+        call = asyncio.create_task(session.exchange(FunctionCode.READ, CLASS0))
+        assert await out.frame() == request_frame(0, 0, 0x01, CLASS0)
+        # DEVICE_RESTART (IIN1 0x80) while clear_restart is off: nothing is due.
+        out.send(response(0, iin=b"\x80\x00"))
+        assert (await call).record.indications == ["DEVICE_RESTART"]
+        assert session.runner.due == [] and await out.no_frame(0.2)
+        # Turned on, it clears the restart the last response showed: WRITE g80v1 7..7 := 0.
+        session.set_tasks({"clear_restart": True})
+        assert await out.frame() == request_frame(1, 1, 0x02, bytes.fromhex("50 01 00 07 07 00"))
+        out.send(response(1, tr_seq=1))
+        await asyncio.wait_for(session.idle(), 5)
+        # The last response carried no indication: turning a task off and on sends nothing.
+        session.set_tasks({"clear_restart": False})
+        session.set_tasks({"clear_restart": True})
+        assert session.runner.due == [] and await out.no_frame(0.3)
+        await session.close()
+
+
 async def test_reconnect_after_loss() -> None:
     async with ScriptedOutstation() as out:
         session, _ = make(out.port, reconnect=0.2)

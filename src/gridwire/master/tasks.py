@@ -14,7 +14,10 @@ waits on ``ready()`` before it picks the next one.
 - a task is not made due again by the answer to its own request (an outstation that keeps an
   indication set after the task ran would otherwise be asked forever), except that an event
   read that returned events may be followed by another while the outstation says it has more;
-- a task turned off while due is dropped, not done; losing the connection drops every task.
+- a task turned off while due is dropped, not done; losing the connection drops every task;
+- a task turned on (``set``) whose indication the last response of this connection carried is
+  made due at once, rather than waiting for the next response to set it (``startup`` and
+  ``enable_unsolicited``, which belong to connecting, wait for the next connection).
 
 :class:`Schedules` runs a scan of a kind every so many seconds (``repeat`` and the periodic
 scans of the settings); setting a kind again cancels its loop, abandoning the scan under way.
@@ -61,6 +64,7 @@ class TaskRunner:
         self._ready = ready
         self.tasks = tasks
         self._due: set[str] = set()
+        self._last_iin = IIN(0)  # of the last response on this connection
         self._running: str | None = None
         self._worker: asyncio.Task[None] | None = None
         self._idle = asyncio.Event()
@@ -97,6 +101,7 @@ class TaskRunner:
     def disconnected(self) -> None:
         """The connection ended: nothing is due any more, and the running task stops."""
         self._due.clear()
+        self._last_iin = IIN(0)
         if self._worker is not None and not self._worker.done():
             self._worker.cancel()
         self._worker = None
@@ -106,23 +111,32 @@ class TaskRunner:
     def indicated(self, iin: IIN, *, task: str | None = None, objects: int = 0) -> None:
         """A response arrived with ``iin``; ``task`` made the request it answers (None for a
         request that was asked for or an unsolicited response), and it held ``objects``."""
+        self._last_iin = iin
         if not iin:
             return
-        if iin & IIN.DEVICE_RESTART and task != "clear_restart":
-            self._make_due("clear_restart")
-        if iin & IIN.NEED_TIME and task != "write_time":
-            self._make_due("write_time")
-        if iin & IIN.EVENT_BUFFER_OVERFLOW and task not in INTEGRITY_TASKS:
-            self._make_due("integrity_on_overflow")
-        if iin & CLASS_BITS and (task != "events_when_indicated" or objects):
-            self._make_due("events_when_indicated")
+        for name in _indicated_tasks(iin):
+            if name == "integrity_on_overflow":
+                if task not in INTEGRITY_TASKS:
+                    self._make_due(name)
+            elif name == "events_when_indicated":
+                if task != name or objects:
+                    self._make_due(name)
+            elif task != name:
+                self._make_due(name)
         self._kick()
 
     def set(self, tasks: TaskSettings) -> None:
-        """New task settings: due tasks now off are dropped."""
+        """New task settings: due tasks now off are dropped; a task now on whose indication
+        the last response carried is due at once."""
+        was_on = {name for name in PRIORITY if self._enabled(name)}
         self.tasks = tasks
         self._due = {name for name in self._due if self._enabled(name)}
-        if not self.busy:
+        for name in _indicated_tasks(self._last_iin):
+            if name not in was_on:
+                self._make_due(name)
+        if self._due:
+            self._kick()
+        elif not self.busy:
             self._idle.set()
 
     async def idle(self) -> None:
@@ -160,6 +174,20 @@ class TaskRunner:
         finally:
             if not self.busy:
                 self._idle.set()
+
+
+def _indicated_tasks(iin: IIN) -> list[str]:
+    """The tasks the indications of ``iin`` call for."""
+    names = []
+    if iin & IIN.DEVICE_RESTART:
+        names.append("clear_restart")
+    if iin & IIN.NEED_TIME:
+        names.append("write_time")
+    if iin & IIN.EVENT_BUFFER_OVERFLOW:
+        names.append("integrity_on_overflow")
+    if iin & CLASS_BITS:
+        names.append("events_when_indicated")
+    return names
 
 
 def classes_indicated(iin: IIN) -> list[int]:
