@@ -115,13 +115,7 @@ class TaskRunner:
         if not iin:
             return
         for name in _indicated_tasks(iin):
-            if name == "integrity_on_overflow":
-                if task not in INTEGRITY_TASKS:
-                    self._make_due(name)
-            elif name == "events_when_indicated":
-                if task != name or objects:
-                    self._make_due(name)
-            elif task != name:
+            if not _own_answer(name, task, objects):
                 self._make_due(name)
         self._kick()
 
@@ -188,6 +182,17 @@ def _indicated_tasks(iin: IIN) -> list[str]:
     if iin & CLASS_BITS:
         names.append("events_when_indicated")
     return names
+
+
+def _own_answer(name: str, task: str | None, objects: int) -> bool:
+    """Whether a response that calls for task ``name`` answers that task's own request (made
+    by ``task``, holding ``objects``), which does not make it due again; an event read that
+    returned events may be followed by another."""
+    if name == "integrity_on_overflow":
+        return task in INTEGRITY_TASKS
+    if name == "events_when_indicated":
+        return task == name and not objects
+    return task == name
 
 
 def classes_indicated(iin: IIN) -> list[int]:
