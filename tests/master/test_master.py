@@ -85,7 +85,9 @@ async def test_commands_are_refused_without_control_and_nothing_is_sent() -> Non
             master.freeze("s"),
             master.restart("s", "warm"),
             master.request("s", "WRITE", b""),
+            master.request("s", "CONFIRM", b""),
             master.broadcast("s", "DIRECT_OPERATE", b""),
+            master.broadcast("s", "CONFIRM", b""),
         ):
             with pytest.raises(NotAllowed):
                 await call

@@ -176,7 +176,7 @@ MASTER_OPERATIONS: list[Operation[Any]] = [
         commands=lambda p: _by_function(p.function),
         summary="Any request by function code",
         description="Without control only READ, ENABLE_UNSOLICITED, DISABLE_UNSOLICITED and "
-        "DELAY_MEASURE (and CONFIRM) are sent.",
+        "DELAY_MEASURE are sent.",
     ),
     declare(
         "operate",
