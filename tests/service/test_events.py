@@ -80,10 +80,18 @@ def others(bus: EventBus, mine: Subscriber) -> list[Subscriber]:
     return [s for s in bus._subscribers if s is not mine]
 
 
+def holds_whole(received: bytes | bytearray, marker: bytes) -> bool:
+    """Whether ``marker`` has arrived and so has the end of the event block it is in (its
+    text can arrive before the rest of its block)."""
+    at = received.find(marker)
+    return at >= 0 and b"\n\n" in received[at:]
+
+
 async def read_until_sentinel(sock: socket.socket) -> bytes:
+    """What the stream carried up to and including the whole sentinel event."""
     received = bytearray()
     async with asyncio.timeout(120):
-        while b'"outstation":"sentinel"' not in received:
+        while not holds_whole(received, b'"outstation":"sentinel"'):
             chunk = await receive(sock)
             assert chunk, "the stream ended before the sentinel"
             received += chunk
@@ -171,7 +179,7 @@ async def test_a_quiet_stream_gets_keepalive_comments_and_stays_open() -> None:
                     received += await anext(chunks)
                 assert running.master.bus.subscribers == 1  # still open past the idle limit
                 await running.master.scan("y", "class0")
-                while b"event: exchange" not in received:
+                while not holds_whole(received, b"event: exchange"):
                     received += await anext(chunks)
     events, comments = parse_sse(bytes(received))
     assert comments >= 3
