@@ -86,14 +86,57 @@ def test_bad_data_crc_drops_the_whole_frame() -> None:
     assert out == [Dropped(bytes(bad), "bad data CRC at block 2"), parse_frame(READ)]
 
 
-def test_bad_data_crc_trusts_the_length_over_what_is_inside() -> None:
-    # The damaged frame's data holds a whole good frame (RESET) in its first 10 octets. Its
-    # header is good, so its length is trusted and everything it spans goes, RESET included.
+def test_bad_data_crc_does_not_search_the_blocks_that_passed() -> None:
+    # The damaged frame's data holds a whole good frame (RESET) in its first 10 octets. Block
+    # 1 passed its CRC: its octets are the frame's own, so RESET is not read out of them; the
+    # search for the next frame starts at block 3, the one that failed.
     data = RESET + bytes(30)
     damaged = bytearray(reference_frame(bytes.fromhex("05 64 2D 44 01 00 00 04"), data))
     damaged[-1] ^= 0xFF  # CRC of block 3
     out = LinkReader().feed(bytes(damaged) + READ)
     assert out == [Dropped(bytes(damaged), "bad data CRC at block 3"), parse_frame(READ)]
+
+
+def test_a_frame_cut_short_loses_nothing_after_it() -> None:
+    # LONG's blocks lie at 10..28, 28..46 and 46..56. Cut after 50 octets, its third block is
+    # LONG[46:50] and READ's first 6 octets: it fails as soon as they are in, and READ, which
+    # starts inside it, comes out at once; nothing waits for the 6 octets LONG still claims.
+    cut = LONG[:50]
+    assert LinkReader().feed(cut + READ) == [
+        Dropped(cut, "bad data CRC at block 3"),
+        parse_frame(READ),
+    ]
+    stream = cut + READ + READ
+    octet_by_octet = _feed_all(LinkReader(), [stream[i : i + 1] for i in range(len(stream))])
+    assert octet_by_octet == LinkReader().feed(stream)
+    assert octet_by_octet == [
+        Dropped(cut, "bad data CRC at block 3"),
+        parse_frame(READ),
+        parse_frame(READ),
+    ]
+
+
+def test_a_frame_cut_inside_its_first_block() -> None:
+    # Two data octets, then RESET (10 octets) and READ: block 1 (10..28) holds LONG[10:12],
+    # RESET and READ's first 6 octets, fails, and RESET is found inside it.
+    cut = LONG[:12]
+    assert LinkReader().feed(cut + RESET + READ) == [
+        Dropped(cut, "bad data CRC at block 1"),
+        parse_frame(RESET),
+        parse_frame(READ),
+    ]
+
+
+def test_at_the_end_of_the_stream_a_frame_inside_an_incomplete_one_is_still_read() -> None:
+    # Block 1 of the cut frame never fills (2 + 10 of its 18 octets): only the end of the
+    # stream says that nothing more is coming. Flushing gives up the cut frame, not RESET.
+    reader = LinkReader()
+    assert reader.feed(LONG[:12] + RESET) == []
+    assert reader.flush() == [
+        Dropped(LONG[:12], "incomplete frame at end of stream"),
+        parse_frame(RESET),
+    ]
+    assert reader.pending == 0
 
 
 def test_pending_is_bounded_by_one_frame() -> None:

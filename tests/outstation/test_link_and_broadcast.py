@@ -64,6 +64,15 @@ def test_frames_not_for_us_are_ignored(wire: Wire) -> None:
     assert len(wire.send("C1 01 3C 01 06")) == 1  # and the session still answers
 
 
+def test_a_request_cut_short_does_not_cost_the_next_one(wire: Wire) -> None:
+    # A READ of class 0 whose frame is cut after its header and 3 of its 8 data octets (the
+    # rest never sent), then a whole READ in the same write: the second one is answered.
+    cut = user_data(OUTSTATION, MASTER, bytes.fromhex("C0 C0 01 3C 01 06"), from_master=True)
+    whole = user_data(OUTSTATION, MASTER, bytes.fromhex("C1 C1 01 3C 01 06"), from_master=True)
+    answers = wire.fragments(wire.session.receive(cut[:13] + whole, 1.0))
+    assert len(answers) == 1 and answers[0][:2] == bytes.fromhex("C1 81")  # seq 1, RESPONSE
+
+
 def test_broadcast_is_carried_out_silently_and_reported_once(wire: Wire) -> None:
     # WRITE g80v1 7..7 = 0 (clear DEVICE_RESTART) to 0xFFFF: no link or application reply.
     assert wire.send("C0 02 50 01 00 07 07 00", destination=0xFFFF) == []

@@ -28,8 +28,9 @@ What each one does on the wire (``kind`` is what the frames carry: ``request``, 
     ``dnp.data_chunk.CRC.status==0``).
 ``truncate``
     The last frame of a request is cut after its header and half of the octets after it;
-    the rest is never sent. The receiver's reader waits for octets that belong to the next
-    frame, and that one is damaged in turn.
+    the rest is never sent. A reader that trusts the header's length waits for octets that
+    belong to the next frame, and loses that one in turn; one that checks each data block as
+    it arrives (gridwire's) drops the cut frame and finds the next.
 ``overstate_length``
     Each frame of a request says LENGTH 255 (the most a frame can claim), header CRC made
     good, while carrying only its real data. A frame already at 255 cannot be overstated and
