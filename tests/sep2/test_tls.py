@@ -7,6 +7,7 @@ import ssl
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives import serialization
 
 from gridwire.sep2.config import TlsConfig, build_config
 from gridwire.sep2.errors import CertificateError, HandshakeRefused, Unreachable
@@ -40,10 +41,22 @@ def test_baseline_suite_is_offered_first(pki: Pki) -> None:
 def test_unusable_material_is_named_in_one_line(pki: Pki, tmp_path: Path) -> None:
     junk = tmp_path / "junk.pem"
     junk.write_text("not a certificate\n")
+    locked = tmp_path / "locked.key"
+    key = serialization.load_pem_private_key(pki.device_key.read_bytes(), password=None)
+    locked.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(b"secret"),
+        )
+    )
     cases = [
         (tls(pki, ca=tmp_path / "nope.pem"), r"^tls.ca .*nope.pem: no such file$"),
         (tls(pki, ca=junk), r"^tls.ca .*junk.pem: not a CA certificate"),
-        (tls(pki, certificate=junk), r"^tls.certificate .*junk.pem / tls.key .*: cannot be"),
+        (tls(pki, certificate=junk), r"^tls.certificate .*junk.pem: not a PEM certificate$"),
+        (tls(pki, key=junk), r"^tls.key .*junk.pem: not a PEM private key$"),
+        (tls(pki, key=pki.device_certificate), r"^tls.key .*: not a PEM private key$"),
+        (tls(pki, key=locked), r"^tls.key .*locked.key: the key is encrypted; give it without"),
         (
             tls(pki, key=pki.other_device_key),
             r"^tls.key .*server.key is not the key of tls.certificate .*client.pem$",
@@ -54,7 +67,7 @@ def test_unusable_material_is_named_in_one_line(pki: Pki, tmp_path: Path) -> Non
     for settings, message in cases:
         with pytest.raises(CertificateError, match=message) as caught:
             client_context(settings)
-        assert "\n" not in str(caught.value)
+        assert "\n" not in str(caught.value) and "None" not in str(caught.value)
 
 
 async def test_handshake_refused_for_an_untrusted_device(

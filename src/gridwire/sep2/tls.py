@@ -7,6 +7,10 @@ from __future__ import annotations
 import ssl
 from pathlib import Path
 
+from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+
 from gridwire.sep2.config import BASELINE_CIPHER, TlsConfig
 from gridwire.sep2.errors import CertificateError
 
@@ -17,6 +21,23 @@ def _required(path: Path | None, setting: str) -> Path:
     if not path.is_file():
         raise CertificateError(f"{setting} {path}: no such file")
     return path
+
+
+def _unloadable(certificate: Path, key: Path, exc: OSError) -> str:
+    """Which of the two files OpenSSL could not load, and why, in one line: OpenSSL's own
+    error often names neither (its reason can be None for a file that is not PEM at all)."""
+    try:
+        x509.load_pem_x509_certificate(certificate.read_bytes())
+    except ValueError:
+        return f"tls.certificate {certificate}: not a PEM certificate"
+    try:
+        serialization.load_pem_private_key(key.read_bytes(), password=None)
+    except TypeError:
+        return f"tls.key {key}: the key is encrypted; give it without a password"
+    except (ValueError, UnsupportedAlgorithm):
+        return f"tls.key {key}: not a PEM private key"
+    detail = getattr(exc, "reason", None) or exc.strerror or str(exc)
+    return f"tls.certificate {certificate} / tls.key {key}: cannot be loaded ({detail})"
 
 
 def cipher_string(tls: TlsConfig) -> str:
@@ -47,14 +68,12 @@ def client_context(tls: TlsConfig) -> ssl.SSLContext:
         raise CertificateError(f"tls.ca {ca}: not a CA certificate ({exc.reason})") from None
     try:
         context.load_cert_chain(certfile=str(certificate), keyfile=str(key))
-    except ssl.SSLError as exc:
-        if exc.reason == "KEY_VALUES_MISMATCH":
+    except OSError as exc:  # an SSLError, or plain OSError for a key behind a password
+        if getattr(exc, "reason", None) == "KEY_VALUES_MISMATCH":
             raise CertificateError(
                 f"tls.key {key} is not the key of tls.certificate {certificate}"
             ) from None
-        raise CertificateError(
-            f"tls.certificate {certificate} / tls.key {key}: cannot be loaded ({exc.reason})"
-        ) from None
+        raise CertificateError(_unloadable(certificate, key, exc)) from None
     context.check_hostname = tls.check_hostname
     context.verify_mode = ssl.CERT_REQUIRED
     return context
