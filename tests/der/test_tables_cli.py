@@ -101,6 +101,7 @@ def test_default_paths_and_precedence(home: Path) -> None:
     explicit = home / "mine.json"
     save_map(demo_map(), explicit)
     assert load_point_map(explicit).demo
+    assert load_point_map(str(explicit)).demo  # a path as text, as the docs show it
     with pytest.raises(MapError, match="cannot read it"):
         load_point_map(home / "absent.json")
 
@@ -200,6 +201,22 @@ def test_demo_writes_the_json_map(home: Path, capsys: pytest.CaptureFixture[str]
     out = home / "demo.json"
     assert main(["tables", "demo", "--out", str(out)]) == 0
     assert load_map(out).points == demo_map().points
+
+
+def test_output_to_a_reader_that_went_away_ends_quietly(home: Path) -> None:
+    # `gridwire tables demo | head -c 0`: the pipe is closed before the first write.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gridwire", "tables", "demo"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={"HOME": str(home), "PATH": ""},
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    errors = process.stderr.read()
+    process.stderr.close()
+    assert process.wait(timeout=60) == 141  # as a shell reports SIGPIPE
+    assert errors == b""  # no traceback
 
 
 def test_an_archive_entry_with_an_empty_name_is_a_fetch_error() -> None:

@@ -32,10 +32,10 @@ def installed_tables() -> Path | None:
     return path if path.is_file() else None
 
 
-def load_point_map(path: Path | None = None) -> PointMap:
+def load_point_map(path: str | Path | None = None) -> PointMap:
     """The map at ``path`` when given (MapError if it cannot be used), else the installed
     tables, else the demo map."""
     if path is not None:
-        return load_map(path)
+        return load_map(Path(path))
     installed = installed_tables()
     return demo_map() if installed is None else load_map(installed)
