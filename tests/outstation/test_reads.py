@@ -7,7 +7,6 @@ sequence), function 0x81 (RESPONSE), IIN1, IIN2. A fresh outstation says DEVICE_
 
 from __future__ import annotations
 
-from gridwire.dnp3.app.fragments import parse_response
 from gridwire.dnp3.app.iin import IIN
 from gridwire.outstation.database import Database
 from gridwire.outstation.points import POINT_TYPES
@@ -77,28 +76,65 @@ def _big_database(count: int) -> Database:
     return db
 
 
+def _g30v1(indices: range) -> bytes:
+    """g30v1 objects of ``_big_database``: flags ONLINE (01), then the value as a 32-bit
+    little-endian integer (ai 0 is -2, FE FF FF FF; ai n is n)."""
+    return b"".join(
+        b"\x01" + (-2 if i == 0 else i).to_bytes(4, "little", signed=True) for i in indices
+    )
+
+
 def test_multi_fragment_response_waits_for_each_confirm() -> None:
-    # 600 analogs of g30v1 (5 octets each) do not fit one 2048-octet fragment.
+    # 600 analogs of g30v1 (5 octets each) do not fit one 2048-octet fragment. Where the cut
+    # falls: 2048 - 4 (application header) leaves 2044 for objects; the outstation keeps 11
+    # of them for the object header (3 + a 4+4-octet range at most), so 2033 // 5 = 406
+    # objects, 0..405, go first: header 1E 01 01 (2-octet start/stop) 00 00 95 01 (0..405),
+    # 4 + 7 + 406 * 5 = 2041 octets. The other 194 (406..599) follow in 4 + 7 + 970 = 981.
     wire = make_wire(_big_database(600))
     first = wire.send("C3 01 1E 01 06", now=1.0)
-    assert len(first) == 1 and len(first[0]) <= 2048
-    # FIR, not FIN, CON (not the last fragment), sequence 3.
-    assert first[0][0] == 0x80 | 0x20 | 0x03
+    # FIR (0x80), not FIN, CON (0x20, not the last fragment), sequence 3: A3. IIN 90 00.
+    assert hexes([f[:11] for f in first]) == ["A3 81 90 00 1E 01 01 00 00 95 01"]
+    assert len(first[0]) == 2041
+    assert first[0][11:] == _g30v1(range(406))
     assert wire.send("C2 00") == []  # a confirm of another sequence is ignored
     assert wire.poll(2.0) == []  # and nothing more goes out until the right one
     second = wire.send("C3 00", now=2.0)
-    assert len(second) == 1
-    # not FIR, sequence 4: FIN when the rest fitted, else CON again
-    assert second[0][0] & 0x80 == 0 and second[0][0] & 0x0F == 4
-    fragments = [first[0], second[0]]
-    while not fragments[-1][0] & 0x40:
-        seq = fragments[-1][0] & 0x0F
-        fragments += wire.send(bytes((0xC0 | seq, 0x00)), now=3.0)
-    indices = [o.index for f in fragments for o in parse_response(f).objects]
-    assert indices == list(range(600))
-    assert all(len(f) <= 2048 for f in fragments)
-    # The final fragment carries no events: no CON, no confirm awaited.
-    assert not fragments[-1][0] & 0x20
+    # Not FIR, FIN (0x40), no CON (no events, the last fragment), sequence 4: 44. 406..599
+    # is 96 01 .. 57 02.
+    assert hexes([f[:11] for f in second]) == ["44 81 90 00 1E 01 01 96 01 57 02"]
+    assert len(second[0]) == 981
+    assert second[0][11:] == _g30v1(range(406, 600))
+    # The final fragment carries no events: no confirm awaited, so one means nothing.
+    assert wire.session.deadline is None
+    assert wire.send("C4 00", now=3.0) == []
+
+
+def test_max_fragment_sets_where_the_cut_falls() -> None:
+    # max_fragment 1000: 996 octets for objects, less the 11 kept for a header, is 985, so
+    # 985 // 5 = 197 g30v1 objects a fragment. The read's sequence 14 wraps to 0 on the third.
+    wire = make_wire(_big_database(600), max_fragment=1000)
+    # 0..196: stop C4 fits one octet, qualifier 00 (1E 01 00 00 C4): 4 + 5 + 985 = 994.
+    # Control FIR | CON | 14 = AE.
+    first = wire.send("CE 01 1E 01 06", now=1.0)
+    assert hexes([f[:9] for f in first]) == ["AE 81 90 00 1E 01 00 00 C4"]
+    assert first[0][9:] == _g30v1(range(197))
+    assert len(first[0]) == 994
+    # 197..393 (C5 00 .. 89 01, qualifier 01): 4 + 7 + 985 = 996; CON | 15 = 2F.
+    second = wire.send("CE 00", now=2.0)
+    assert hexes([f[:11] for f in second]) == ["2F 81 90 00 1E 01 01 C5 00 89 01"]
+    assert second[0][11:] == _g30v1(range(197, 394))
+    assert len(second[0]) == 996
+    # 394..590 (8A 01 .. 4E 02): 996 again; the sequence wraps from 15 to 0: CON | 0 = 20.
+    third = wire.send("CF 00", now=3.0)
+    assert hexes([f[:11] for f in third]) == ["20 81 90 00 1E 01 01 8A 01 4E 02"]
+    assert third[0][11:] == _g30v1(range(394, 591))
+    assert len(third[0]) == 996
+    # The last 9, 591..599 (4F 02 .. 57 02): 4 + 7 + 45 = 56; FIN | 1 = 41, no CON.
+    fourth = wire.send("C0 00", now=4.0)
+    assert hexes([f[:11] for f in fourth]) == ["41 81 90 00 1E 01 01 4F 02 57 02"]
+    assert fourth[0][11:] == _g30v1(range(591, 600))
+    assert len(fourth[0]) == 56
+    assert wire.send("C1 00", now=5.0) == []
 
 
 def test_unconfirmed_multi_fragment_response_is_abandoned_on_a_new_request() -> None:

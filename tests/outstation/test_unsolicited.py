@@ -3,24 +3,32 @@ identically until confirmed; then the events of the classes a master enabled.
 
 An unsolicited response's control octet: FIR 0x80 | FIN 0x40 | CON 0x20 | UNS 0x10 |
 sequence, function 0x82. Its confirm: FIR|FIN|UNS (0xD0) | sequence, function 00.
+
+A binary input event in its default variation, g2v2 with absolute time: 02 02, qualifier 0x17
+(1-octet count and index) 01, the index, flags (ONLINE 0x01 | state on 0x80 = 81), then
+the 48-bit milliseconds since 1970 little-endian. The test clock reads EPOCH_MS
+(1_700_000_000_000) at now = 0, so at now = 2.0 it is 1_700_000_002_000 = 0x018B_CFE5_6FD0:
+D0 6F E5 CF 8B 01.
 """
 
 from __future__ import annotations
 
 from gridwire.dnp3.app.fragments import parse_response
 from gridwire.dnp3.app.iin import IIN
-from tests.outstation.conftest import make_wire
+from gridwire.outstation.config import OutstationConfig
+from gridwire.outstation.database import Database
+from gridwire.outstation.generic import GenericDevice
+from gridwire.outstation.session import OutstationSession
+from tests.outstation.conftest import make_wire, small_database
 from tests.outstation.wire import Wire, hexes
 
 
-def _unsolicited_wire() -> tuple[Wire, list[bytes]]:
-    from gridwire.outstation.config import OutstationConfig
-    from gridwire.outstation.generic import GenericDevice
-    from gridwire.outstation.session import OutstationSession
-    from tests.outstation.conftest import small_database
-
+def _unsolicited_wire(
+    db: Database | None = None, classes: tuple[int, ...] = ()
+) -> tuple[Wire, list[bytes]]:
     session = OutstationSession(
-        GenericDevice(small_database()), OutstationConfig(unsolicited=True, unsolicited_retry=5.0)
+        GenericDevice(db if db is not None else small_database()),
+        OutstationConfig(unsolicited=True, unsolicited_retry=5.0, unsolicited_classes=classes),
     )
     wire = Wire(session)
     return wire, wire.connect(0.0)
@@ -89,3 +97,39 @@ def test_nothing_unsolicited_unless_allowed() -> None:
     wire = make_wire()
     wire.session.database.update("bi", 1, True, now=1.0)
     assert wire.poll(1.0) == [] and wire.session.deadline is None
+
+
+# bi 1 turned on at now = 2.0, as a g2v2 object (see the module docstring).
+BI_1_ON_AT_2S = "02 02 17 01 01 81 D0 6F E5 CF 8B 01"
+
+
+def test_configured_classes_go_unsolicited_without_an_enable() -> None:
+    db = small_database()
+    db.add("ai", 1, 0, event_class=2)
+    wire, first = _unsolicited_wire(db, classes=(1,))
+    assert hexes(first) == ["F0 82 90 00"]
+    assert wire.send("D0 00", now=1.0) == []
+    db.update("ai", 1, 5, now=2.0)  # class 2: not configured, so it waits for a read
+    db.update("bi", 1, True, now=2.0)  # class 1: configured
+    # No ENABLE_UNSOLICITED was ever sent, yet the class-1 event goes out unsolicited:
+    # FIR | FIN | CON | UNS | sequence 1 = F1, function 82. IIN1 is DEVICE_RESTART | NEED_TIME
+    # | CLASS_2_EVENTS (0x80 | 0x10 | 0x04 = 94): the event it carries is no longer waiting.
+    assert hexes(wire.poll(2.0)) == [f"F1 82 94 00 {BI_1_ON_AT_2S}"]
+    assert wire.send("D1 00", now=3.0) == []  # confirmed; class 2 is not reported
+    assert wire.poll(10.0) == [] and wire.session.deadline is None
+    assert [(o.group, o.index) for o in wire.ask("C0 01 3C 03 06", now=11.0).objects] == [(32, 1)]
+
+
+def test_a_restart_brings_the_configured_classes_back() -> None:
+    wire, _ = _unsolicited_wire(classes=(1,))
+    wire.send("D0 00", now=1.0)
+    # DISABLE_UNSOLICITED (15) class 1 (g60v2, 3C 02 06): the change waits.
+    assert hexes(wire.send("C0 15 3C 02 06", now=1.5)) == ["C0 81 90 00"]
+    wire.session.database.update("bi", 1, True, now=2.0)
+    assert wire.poll(2.0) == []
+    # WARM_RESTART (0E): g52v2 (34 02) 500 ms (F4 01), the event waiting (IIN1 0x92); then a
+    # new null unsolicited response, sequence 1 (F1).
+    answer = wire.send("C1 0E", now=3.0)
+    assert hexes(answer) == ["C1 81 92 00 34 02 07 01 F4 01", "F1 82 92 00"]
+    # Once it is confirmed, class 1 is reported again as configured, without an enable.
+    assert hexes(wire.send("D1 00", now=4.0)) == [f"F2 82 90 00 {BI_1_ON_AT_2S}"]
