@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,19 @@ def drain(sub: Subscriber) -> list[tuple[str, dict[str, Any]]]:
     while (update := sub.get_nowait()) is not None:
         out.append(update)
     return out
+
+
+def assert_spaced(arrived: list[float], interval: float) -> None:
+    """Scans that arrived at ``arrived`` (loop seconds) came every ``interval`` seconds.
+
+    The schedule keeps its beat: scan k leaves no sooner than ``interval`` * k after the first
+    left, so the span from the first to the last is at least that (50 ms allowed for the
+    first leaving late). One scan that leaves late shortens the gap after it, so a single
+    gap is only held to 60% of the interval; the upper bound leaves room for a loaded
+    machine. Scans sent as soon as the last was answered come a few milliseconds apart."""
+    gaps = [later - earlier for earlier, later in pairwise(arrived)]
+    assert all(0.6 * interval <= gap <= 1.5 for gap in gaps), gaps
+    assert arrived[-1] - arrived[0] >= interval * len(gaps) - 0.05, gaps
 
 
 async def test_unknown_outstation_is_a_request_error_naming_it() -> None:
@@ -154,17 +168,57 @@ async def test_a_schedule_set_again_abandons_its_outstanding_scan() -> None:
 
 
 async def test_schedule_scans_every_interval() -> None:
+    loop = asyncio.get_running_loop()
     async with ScriptedOutstation() as out:
         master = Master()
         await master.add(settings(out.port))
         await master.repeat("s", "class1", 0.2)
-        for seq in range(3):
+        arrived: list[float] = []
+        for seq in range(4):
             # READ of class 1: application C0|seq 01 3C 02 06.
             got = await out.frame()
+            arrived.append(loop.time())
             assert got == frame(0xC4, 1024, 1, bytes((0xC0 | seq, 0xC0 | seq, 0x01, 0x3C, 2, 6)))
-            out.send(response(seq, tr_seq=seq))
+            out.send(response(seq, tr_seq=seq))  # answered at once: the wait is the schedule's
         await master.repeat("s", None, None)
+        assert await out.no_frame(0.4)  # the schedule ended: no fifth scan
         await master.close()
+    assert_spaced(arrived, 0.2)
+
+
+# The periodic scans an outstation's settings ask for, with the READ each one sends (object
+# headers after the function code 01, all with qualifier 06 = all objects):
+# integrity: g60v2, g60v3, g60v4 (classes 1, 2, 3) then g60v1 (class 0);
+# events: classes 1, 2, 3 only; outputs: g10v0 (binary outputs), g40v0 (analog outputs).
+INTEGRITY = bytes.fromhex("3c 02 06 3c 03 06 3c 04 06 3c 01 06")
+SETTINGS_SCANS = [
+    pytest.param(field, kind, body, id=field)
+    for field, kind, body in (
+        ("integrity_interval", "integrity", INTEGRITY),
+        ("event_interval", "events", bytes.fromhex("3c 02 06 3c 03 06 3c 04 06")),
+        ("output_interval", "outputs", bytes.fromhex("0a 00 06 28 00 06")),
+    )
+]
+
+
+@pytest.mark.parametrize(("field", "kind", "body"), SETTINGS_SCANS)
+async def test_an_interval_setting_scans_from_the_moment_it_is_added(
+    field: str, kind: str, body: bytes
+) -> None:
+    loop = asyncio.get_running_loop()
+    async with ScriptedOutstation() as out:
+        master = Master()
+        status = await master.add(settings(out.port, **{field: 0.2}))
+        assert status.schedules == {kind: 0.2}
+        arrived: list[float] = []
+        for seq in range(3):
+            # Application C0|seq (FIR|FIN), READ 01, then the scan's headers; transport C0|seq.
+            got = await out.frame(within=3.0)
+            arrived.append(loop.time())
+            assert got == frame(0xC4, 1024, 1, bytes((0xC0 | seq, 0xC0 | seq, 0x01)) + body)
+            out.send(response(seq, tr_seq=seq))
+        await master.close()
+    assert_spaced(arrived, 0.2)
 
 
 async def test_clear_forgets_and_counts() -> None:

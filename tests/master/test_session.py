@@ -357,7 +357,8 @@ async def test_connect_with_wait_retries_once_a_second() -> None:
 
 async def test_an_outstation_frame_from_another_address_is_ignored() -> None:
     async with ScriptedOutstation() as out:
-        session, _ = make(out.port, response_timeout=0.4)
+        session, bus = make(out.port, response_timeout=0.4)
+        sub = bus.subscribe()
         await session.connect()
         call = asyncio.create_task(session.exchange(FunctionCode.READ, CLASS0))
         await out.frame()
@@ -365,7 +366,27 @@ async def test_an_outstation_frame_from_another_address_is_ignored() -> None:
 
         # The right response, but from source 7 (not 1024).
         out.send(frame(0x44, 1, 7, bytes((0xC0, 0xC0, 0x81, 0, 0))))
-        assert (await call).record.outcome == "timeout"
-        out.send(from_outstation(bytes((0xC1, 0xC0, 0x81, 0, 0))))  # late, unmatched: ignored
-        await asyncio.sleep(0.05)
+        record = (await call).record
+        assert (record.outcome, record.sequence) == ("timeout", 0)
+        assert [e["exchange"] for e in drain(sub, "exchange")] == [record]
+        # Late, with no request waiting: transport C1, application C0 (seq 0) 81, IIN1 80
+        # (DEVICE_RESTART), IIN2 00, and the two binaries. Ignored: neither its indications
+        # nor its objects are taken in, nothing is published, the connection stays.
+        out.send(from_outstation(bytes((0xC1, 0xC0, 0x81, 0x80, 0x00)) + TWO_BINARIES))
+        await asyncio.sleep(0.2)
+        assert session.connected and session.state == "connected"
+        assert session.indications is None and session.store.values(0.0) == []
+        published = []
+        while (update := sub.get_nowait()) is not None:
+            published.append(update[0])
+        assert published == ["frame"]  # the late frame itself, in the trace; nothing else
+        # The next READ goes out with the next sequence numbers (transport 1, application 1),
+        # and its own answer completes it.
+        call = asyncio.create_task(session.exchange(FunctionCode.READ, CLASS0))
+        assert await out.frame() == request_frame(1, 1, 0x01, CLASS0)
+        out.send(response(1, TWO_BINARIES, tr_seq=2))
+        record = (await call).record
+        assert (record.outcome, record.sequence, record.object_count) == ("complete", 1, 2)
+        assert record.indications == []
+        assert [e["exchange"] for e in drain(sub, "exchange")] == [record]
         await session.close()
