@@ -21,6 +21,12 @@ from gridwire.dnp3.objects.records import (
 H = bytes.fromhex
 T = 1_700_000_000_000
 TIME = "00 68 E5 CF 8B 01"  # T, 48 bits, low octet first
+EXT_PAIRS = " ".join(f"{v:02X} 00" for v in range(128))  # (variation 00..7F, properties 0)
+
+
+def _pairs(kind: str, count: int) -> Attribute:
+    """A LIST or EXTLIST of ``count`` (variation, properties 0) pairs, variations 0, 1, 2..."""
+    return Attribute(kind, [AttributeEntry(v, 0) for v in range(count)])
 
 
 @pytest.mark.parametrize(
@@ -102,6 +108,20 @@ TIME = "00 68 E5 CF 8B 01"  # T, 48 bits, low octet first
             ),
             "00 FF 00 00 00 FE 04 F0 00 FA 01",
         ),
+        # octet string (type 05) and bit string (type 06): the octets as given, length 02
+        ((0, 200, [Item(0, Attribute("OSTR", b"\xde\xad"))]), "00 C8 00 00 00 05 02 DE AD"),
+        ((0, 200, [Item(0, Attribute("BSTR", b"\xde\xad"))]), "00 C8 00 00 00 06 02 DE AD"),
+        # extended list (type FF, IEEE 1815-2012 Table 11-3): its length octet counts from 256,
+        # so 128 pairs (256 octets) give 256 - 256 = 00 and 129 pairs (258 octets) give 02;
+        # the 129th pair is (variation 0x80, properties 0)
+        (
+            (0, 255, [Item(0, _pairs("EXTLIST", 128))]),
+            "00 FF 00 00 00 FF 00 " + EXT_PAIRS,
+        ),
+        (
+            (0, 255, [Item(0, _pairs("EXTLIST", 129))]),
+            "00 FF 00 00 00 FF 02 " + EXT_PAIRS + " 80 00",
+        ),
         # file objects: free format 0x5B, 2-octet size before each
         (
             (70, 3, [Item(None, FileCommand("a.txt", T, 0o777, 0, 0, 1, 1024, 7))]),
@@ -171,6 +191,14 @@ def test_relative_time_after_its_cto() -> None:
         (lambda: encode_objects(0, 240, [Item(0, Attribute("UINT", "x"))]), "integer"),
         (lambda: encode_objects(0, 240, [Item(0, Attribute("NUMBER", 1))]), "data type"),
         (lambda: encode_objects(0, 252, [Item(0, Attribute("VSTR", "x" * 256))]), "256 octets"),
+        # an extended list holds 256..511 octets (length octet + 256): one pair (2 octets) is
+        # too short, 256 pairs (512) too long; a plain LIST stops at 255 octets
+        (lambda: encode_objects(0, 255, [Item(0, _pairs("EXTLIST", 1))]), "EXTLIST .* 2 octets"),
+        (
+            lambda: encode_objects(0, 255, [Item(0, _pairs("EXTLIST", 256))]),
+            "EXTLIST .* 512 octets",
+        ),
+        (lambda: encode_objects(0, 255, [Item(0, _pairs("LIST", 128))]), "LIST .* 256 octets"),
         (lambda: encode_objects(80, 1, [Item(7, False)], 0x17), "cannot take"),
     ],
 )

@@ -410,6 +410,30 @@ async def test_an_unexpected_error_fails_the_round_and_the_poller_goes_on(pki: P
     assert status.state == "failed" and status.error is not None and "boom" in status.error
 
 
+async def test_retry_back_off_doubles_up_to_its_cap(pki: Pki) -> None:
+    # Five failed rounds from 0.5 s, capped at 2 s: 0.5, 1, 2 (= 0.5 * 4, at the cap), then
+    # 2 and 2 where doubling would give 4 and 8. Each round runs when its delay has passed.
+    asked: list[str] = []
+
+    class Refusing:
+        async def get(self, href: str, params: dict[str, int | str] | None = None) -> Fetched:
+            asked.append(href)
+            raise Unreachable("connection refused")
+
+    clock = SteppedClock()
+    settings = PollSettings(retry_initial_seconds=0.5, retry_max_seconds=2)
+    poller = Poller(
+        Refusing(), identity_from_der(pki.device_der), Timebase(), settings, clock=clock
+    )
+    delays = []
+    for _ in range(5):
+        delays.append(await poller.cycle())
+        clock.elapsed += delays[-1]  # the delay passes
+    assert delays == [0.5, 1.0, 2.0, 2.0, 2.0]
+    assert asked == ["/dcap"] * 5  # every round tried discovery again
+    assert poller.connection_status().state == "failed"
+
+
 async def test_quality_is_carried_through_unchanged_per_scope(
     headend: HeadEndDouble, make_client: ClientFactory
 ) -> None:

@@ -16,10 +16,12 @@ import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from pydantic import BaseModel
 from schemathesis.checks import positive_data_acceptance
 
 from gridwire.service.http_app import build_app
 from gridwire.service.openapi import openapi_document
+from gridwire.service.operation import OperationTable, OutstationParams, Params, declare
 from gridwire.service.table import default_table
 from tests.service.harness import HttpTransport, running_service
 from tests.support.net import free_port
@@ -70,9 +72,62 @@ async def test_the_document_and_the_service_agree() -> None:
         assert message["properties"]["op"]["enum"] == table.names
 
 
-def test_the_document_is_built_from_the_table_alone() -> None:
+class ProbeParams(Params):
+    depth: int = 1  # nothing required: the request body may be left out
+
+
+class PokeParams(OutstationParams):
+    level: float  # with the outstation: both required
+
+
+class Probed(BaseModel):
+    seen: int
+
+
+def _unused(context: object, params: object) -> None:
+    raise AssertionError("the document test calls no operation")
+
+
+PROBE = declare(
+    "probe", params=ProbeParams, result=Probed, handler=_unused, summary="Probe the thing"
+)
+POKE = declare(
+    "poke", params=PokeParams, result=Probed, handler=_unused, summary="Poke it", commands=True
+)
+
+
+async def test_the_document_is_built_from_the_table_alone() -> None:
+    # A table of two operations made here: the document served names them and nothing of the
+    # default table, each laid out as openapi.py's docstring says (probe commands nothing and
+    # needs no body; poke commands, so 403 and --allow-control, and needs outstation and level).
+    table = OperationTable([PROBE, POKE])
+    async with running_service(table=table) as svc, HttpTransport(svc) as http:
+        response = await http.client.get("/openapi.json")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    served = response.json()
+    assert served == openapi_document(table)  # the route serves this table's document
+    assert set(served["paths"]) == {"/api/probe", "/api/poke"} | OTHER_PATHS
+    assert served["components"]["schemas"]["Message"]["properties"]["op"]["enum"] == [
+        "probe",
+        "poke",
+    ]
+    probe, poke = served["paths"]["/api/probe"]["post"], served["paths"]["/api/poke"]["post"]
+    assert (probe["operationId"], probe["summary"]) == ("probe", "Probe the thing")
+    assert probe["description"] == "Probe the thing"  # no description: the summary
+    assert poke["description"] == "Poke it Commands an outstation: needs --allow-control."
+    assert list(probe["responses"]) == ["200", "400", "503", "401", "413", "415"]
+    assert list(poke["responses"]) == ["200", "400", "403", "503", "401", "413", "415"]
+    assert probe["requestBody"]["required"] is False and poke["requestBody"]["required"] is True
+    body = resolve(served, poke["requestBody"]["content"]["application/json"]["schema"])
+    assert set(body["properties"]) == {"outstation", "level"}
+    assert set(body["required"]) == {"outstation", "level"}
+    assert body["properties"]["level"]["type"] == "number"
+    result = probe["responses"]["200"]["content"]["application/json"]["schema"]
+    seen = resolve(served, result["properties"]["result"])
+    assert seen["properties"]["seen"]["type"] == "integer" and seen["required"] == ["seen"]
+    # and from the default table less one operation, the document less that operation
     table = default_table()
-    assert openapi_document(table) == openapi_document(table)
     smaller = openapi_document(type(table)([op for op in table if op.name != "scan"]))
     assert "/api/scan" not in smaller["paths"]
     assert "scan" not in smaller["components"]["schemas"]["Message"]["properties"]["op"]["enum"]
