@@ -91,3 +91,27 @@ def test_bad_server_settings() -> None:
         OutstationServer(default_database(), accept="maybe")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="tick_interval"):
         OutstationServer(default_database(), tick_interval=0)
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+async def test_close_ends_even_when_the_timers_were_just_woken(turns: int) -> None:
+    # close() cancels the timer loop; a wake-up (a master's frame, a disconnection) can come
+    # in the same turns of the event loop. On Python 3.11 asyncio.wait_for swallows a
+    # cancellation that arrives as its event is set, and the loop then ran forever.
+    server = OutstationServer(default_database(), host="127.0.0.1", port=0, tick_interval=60.0)
+    await server.start()
+    await asyncio.sleep(0.05)  # the timer loop is waiting for its next tick
+    for _ in range(50):
+        server._wake.set()
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        timer = server._timer
+        assert timer is not None
+        timer.cancel()
+        async with asyncio.timeout(5):
+            await asyncio.wait([timer])
+        assert timer.cancelled()
+        server._timer = asyncio.create_task(server._run_timers())
+        await asyncio.sleep(0.01)
+    async with asyncio.timeout(5):
+        await server.close()

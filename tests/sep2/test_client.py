@@ -484,3 +484,26 @@ async def test_reading_stays_good_when_the_only_time_resources_go(
     assert client.poller.rediscoveries == 1 and client.status().timebase.per_fsa == []
     assert withdrawn.source == "server" and withdrawn.offset_seconds == first.offset_seconds
     assert near(withdrawn.current_time, time.time() - 300)
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+async def test_the_poller_stops_even_when_just_woken(pki: Pki, turns: int) -> None:
+    # Stopping cancels run(); poll_now() can wake it in the same turns of the event loop. On
+    # Python 3.11 asyncio.wait_for swallows a cancellation that arrives as its event is set,
+    # and run() then went on polling.
+    class Unreached:
+        async def get(self, href: str, params: dict[str, int | str] | None = None) -> Fetched:
+            raise Unreachable("no head-end in this test")
+
+    settings = PollSettings(retry_initial_seconds=30, retry_max_seconds=30)
+    for _ in range(20):
+        poller = Poller(Unreached(), identity_from_der(pki.device_der), Timebase(), settings)
+        running = asyncio.create_task(poller.run())
+        await asyncio.sleep(0.01)  # the first round failed; run() waits 30 s to retry
+        poller.poll_now()
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        running.cancel()
+        async with asyncio.timeout(5):
+            await asyncio.wait([running])
+        assert running.cancelled()

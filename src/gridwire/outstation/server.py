@@ -224,8 +224,11 @@ class OutstationServer:
             deadline = self.session.deadline
             wake = min(next_tick, deadline if deadline is not None else math.inf)
             if wake > now:
+                # Not asyncio.wait_for: on Python 3.11 it swallows a cancellation that comes
+                # as the event is set (close() does both), and this loop would never end.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=wake - now)
+                    async with asyncio.timeout(wake - now):
+                        await self._wake.wait()
             self._wake.clear()
             now = self.clock()
             try:

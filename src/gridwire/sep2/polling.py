@@ -295,7 +295,10 @@ class Poller:
             while True:
                 self._wake.clear()
                 delay = await self.cycle()
+                # Not asyncio.wait_for: on Python 3.11 it swallows a cancellation that comes
+                # as the event is set (stop() racing poll_now()), and the loop would go on.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=delay)
+                    async with asyncio.timeout(delay):
+                        await self._wake.wait()
         finally:
             self.stopped()
