@@ -29,10 +29,9 @@ def commands(function: FunctionCode) -> bool:
 
 
 def check(function: FunctionCode, allow_control: bool) -> None:
-    """Raise NotAllowed when ``function`` commands and control is not allowed. The session's
-    own confirmations pass: the master's facade has already refused a CONFIRM asked for by
-    name."""
-    if not allow_control and function is not FunctionCode.CONFIRM and commands(function):
+    """Raise NotAllowed when a request for ``function`` commands and control is not allowed.
+    For requests only: the session's own confirmations of what asked for one are not."""
+    if not allow_control and commands(function):
         raise NotAllowed(
             f"{function.name} commands the outstation; the master was not started with "
             "control allowed"

@@ -304,9 +304,10 @@ class Session:
     # --- sending --------------------------------------------------------------------------
 
     def _send(self, kind: str, function: FunctionCode | None, frames: list[bytes]) -> float:
-        """Write ``frames`` (the one place octets leave): the gate, then the deviations hook.
-        Returns the wall-clock time (ms) they were handed to the connection."""
-        if function is not None:
+        """Write ``frames`` (the one place octets leave): the gate for a request, then the
+        deviations hook. Returns the wall-clock time (ms) they were handed to the connection.
+        Confirmations and link replies answer the outstation and command nothing."""
+        if kind == "request" and function is not None:
             gate.check(function, self.allow_control)
         conn = self._connection
         if conn is None:
