@@ -373,10 +373,8 @@ def _read_frame(data: bytes, start: int) -> LinkFrame | tuple[str, int] | None:
     if length == MIN_LENGTH:
         user = b""
     else:
-        residues = tuple(map(_crc, map(raw.__getitem__, checked)))
-        if residues != good:
-            number = next(i for i, residue in enumerate(residues) if residue != RESIDUE)
-            return (f"bad data CRC at block {number + 1}", start + checked[number].start)
+        if tuple(map(_crc, map(raw.__getitem__, checked))) != good:
+            return _first_bad_block(data, start, checked)  # finds it again, to name it
         user = _user_data(raw)
     dir_, prm, fcb, fcv, function = _CONTROL[control]
     return LinkFrame(dir_, prm, fcb, fcv, function, destination, source, user, raw)
