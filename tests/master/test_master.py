@@ -16,7 +16,7 @@ from gridwire.errors import ConnectionFailed, NotAllowed, RequestError
 from gridwire.master import Master, OutstationSettings
 from gridwire.master.bus import Subscriber
 from tests.master.scripted import ScriptedOutstation, response
-from tests.master.wire import frame
+from tests.master.wire import INTEGRITY, frame
 from tests.support.net import free_port
 from tests.support.tshark import tshark_fields
 
@@ -188,9 +188,8 @@ async def test_schedule_scans_every_interval() -> None:
 
 # The periodic scans an outstation's settings ask for, with the READ each one sends (object
 # headers after the function code 01, all with qualifier 06 = all objects):
-# integrity: g60v2, g60v3, g60v4 (classes 1, 2, 3) then g60v1 (class 0);
-# events: classes 1, 2, 3 only; outputs: g10v0 (binary outputs), g40v0 (analog outputs).
-INTEGRITY = bytes.fromhex("3c 02 06 3c 03 06 3c 04 06 3c 01 06")
+# integrity: classes 1, 2, 3 then 0 (wire.INTEGRITY); events: classes 1, 2, 3 only
+# (g60v2-4); outputs: g10v0 (binary outputs), g40v0 (analog outputs).
 SETTINGS_SCANS = [
     pytest.param(field, kind, body, id=field)
     for field, kind, body in (

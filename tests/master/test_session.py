@@ -21,7 +21,7 @@ from gridwire.master.clock import SystemClock
 from gridwire.master.session import Session
 from gridwire.master.settings import OutstationSettings
 from tests.master.scripted import ScriptedOutstation, response
-from tests.master.wire import from_master, from_outstation
+from tests.master.wire import INTEGRITY, from_master, from_outstation
 
 CLASS0 = bytes.fromhex("3c 01 06")  # g60v1 qualifier 06: class 0
 # g1v2 (binary input with flags), qualifier 00 start 0 stop 1: index 0 flags 81 (ONLINE and
@@ -257,8 +257,7 @@ async def test_tasks_on_connect_and_on_indications() -> None:
         sub = bus.subscribe()
         await session.connect()
         # startup: the integrity poll, classes 1, 2, 3 then 0.
-        integrity = bytes.fromhex("3c 02 06 3c 03 06 3c 04 06 3c 01 06")
-        assert await out.frame() == request_frame(0, 0, 0x01, integrity)
+        assert await out.frame() == request_frame(0, 0, 0x01, INTEGRITY)
         assert session.runner.running == "startup"
         # Answer with DEVICE_RESTART and CLASS_1_EVENTS (IIN1 0x82).
         out.send(response(0, iin=b"\x82\x00"))

@@ -16,10 +16,7 @@ import time
 from gridwire.dnp3.app.functions import FunctionCode
 from tests.master.scripted import ScriptedOutstation, response
 from tests.master.test_session import CLASS0, drain, make, request_frame
-
-# The integrity poll: READ of g60v2, g60v3, g60v4 (classes 1, 2, 3) then g60v1 (class 0),
-# each with qualifier 06 (all objects).
-INTEGRITY = bytes.fromhex("3c 02 06 3c 03 06 3c 04 06 3c 01 06")
+from tests.master.wire import INTEGRITY
 
 
 async def test_event_buffer_overflow_is_followed_by_an_integrity_poll() -> None:

@@ -12,6 +12,9 @@ from tests.support.tshark import tshark_fields
 
 MASTER = 1
 OUTSTATION = 1024
+# The integrity poll's object headers after READ (01): g60v2, g60v3, g60v4 (classes 1, 2, 3)
+# then g60v1 (class 0), each with qualifier 06 (all objects).
+INTEGRITY = bytes.fromhex("3c 02 06 3c 03 06 3c 04 06 3c 01 06")
 
 
 def frame(control: int, destination: int, source: int, data: bytes) -> bytes:
