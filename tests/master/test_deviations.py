@@ -23,7 +23,6 @@ from tests.master.wire import (
     read_frame,
 )
 from tests.master.wire import decode as tshark_decode
-from tests.support.tshark import tshark_path
 
 OUT = Direction.TO_OUTSTATION
 IN = Direction.TO_MASTER
@@ -61,11 +60,6 @@ TRANSPORT = ["dnp3.tr.fir", "dnp3.tr.fin", "dnp3.tr.seq"]
 def on_wire(tmp_path: Path, port: int, frames: list[bytes], fields: list[str]) -> list[list[str]]:
     """tshark's fields of each DNP3 frame among ``frames``, written to the outstation."""
     return tshark_decode(tmp_path, port, [(OUT, f, 1.0) for f in frames], fields, "dnp3")
-
-
-@pytest.fixture
-def tshark() -> None:
-    tshark_path()
 
 
 # ---------------------------------------------------------------------------------------

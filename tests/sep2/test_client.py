@@ -410,27 +410,30 @@ async def test_an_unexpected_error_fails_the_round_and_the_poller_goes_on(pki: P
     assert status.state == "failed" and status.error is not None and "boom" in status.error
 
 
+class RefusingHeadEnd:
+    """A head-end nothing reaches: every request fails Unreachable; ``asked`` lists them."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def get(self, href: str, params: dict[str, int | str] | None = None) -> Fetched:
+        self.asked.append(href)
+        raise Unreachable("connection refused")
+
+
 async def test_retry_back_off_doubles_up_to_its_cap(pki: Pki) -> None:
     # Five failed rounds from 0.5 s, capped at 2 s: 0.5, 1, 2 (= 0.5 * 4, at the cap), then
     # 2 and 2 where doubling would give 4 and 8. Each round runs when its delay has passed.
-    asked: list[str] = []
-
-    class Refusing:
-        async def get(self, href: str, params: dict[str, int | str] | None = None) -> Fetched:
-            asked.append(href)
-            raise Unreachable("connection refused")
-
+    headend = RefusingHeadEnd()
     clock = SteppedClock()
     settings = PollSettings(retry_initial_seconds=0.5, retry_max_seconds=2)
-    poller = Poller(
-        Refusing(), identity_from_der(pki.device_der), Timebase(), settings, clock=clock
-    )
+    poller = Poller(headend, identity_from_der(pki.device_der), Timebase(), settings, clock=clock)
     delays = []
     for _ in range(5):
         delays.append(await poller.cycle())
         clock.elapsed += delays[-1]  # the delay passes
     assert delays == [0.5, 1.0, 2.0, 2.0, 2.0]
-    assert asked == ["/dcap"] * 5  # every round tried discovery again
+    assert headend.asked == ["/dcap"] * 5  # every round tried discovery again
     assert poller.connection_status().state == "failed"
 
 
@@ -491,13 +494,9 @@ async def test_the_poller_stops_even_when_just_woken(pki: Pki, turns: int) -> No
     # Stopping cancels run(); poll_now() can wake it in the same turns of the event loop. On
     # Python 3.11 asyncio.wait_for swallows a cancellation that arrives as its event is set,
     # and run() then went on polling.
-    class Unreached:
-        async def get(self, href: str, params: dict[str, int | str] | None = None) -> Fetched:
-            raise Unreachable("no head-end in this test")
-
     settings = PollSettings(retry_initial_seconds=30, retry_max_seconds=30)
     for _ in range(20):
-        poller = Poller(Unreached(), identity_from_der(pki.device_der), Timebase(), settings)
+        poller = Poller(RefusingHeadEnd(), identity_from_der(pki.device_der), Timebase(), settings)
         running = asyncio.create_task(poller.run())
         await asyncio.sleep(0.01)  # the first round failed; run() waits 30 s to retry
         poller.poll_now()

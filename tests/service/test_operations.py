@@ -18,7 +18,6 @@ from tests.service.harness import Running, Transport, error, ok, outstation, run
 from tests.service.harness import transport as open_transport
 from tests.support.certs import make_pki
 from tests.support.peers import OutstationPeer, yadnp3_outstation
-from tests.support.tshark import tshark_path
 
 pytestmark = pytest.mark.interop
 
@@ -30,12 +29,6 @@ TRANSPORTS = ["http", "line"]
 def spaced(hex_text: str) -> str:
     """Hexadecimal text as yadnp3's request log prints it: octets apart, upper case."""
     return " ".join(hex_text[i : i + 2] for i in range(0, len(hex_text), 2)).upper()
-
-
-@pytest.fixture
-def tshark() -> None:
-    """tshark reads the capture: missing, the test is skipped, or fails under CI."""
-    tshark_path()
 
 
 async def settle(api: Transport) -> None:
