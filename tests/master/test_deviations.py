@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from gridwire.capture import Direction
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.errors import RequestError
+from gridwire.master import gate
 from gridwire.master.deviations import DEVIATIONS, Deviations
 from tests.dnp3.reference_crc import crc_le
 from tests.master.wire import (
@@ -43,8 +44,12 @@ def on(name: str, value: object = True) -> Deviations:
     return deviations
 
 
-def request(deviations: Deviations, frames: list[bytes] | None = None) -> list[bytes]:
-    out = deviations.outgoing("request", FunctionCode.READ, frames or [READ_FRAME], 100.0)
+def request(
+    deviations: Deviations,
+    frames: list[bytes] | None = None,
+    function: FunctionCode | None = FunctionCode.READ,
+) -> list[bytes]:
+    out = deviations.outgoing("request", function, frames or [READ_FRAME], 100.0)
     assert all(delay == 0.0 for delay, _ in out)
     return [octets for _, octets in out]
 
@@ -399,3 +404,112 @@ def test_the_hook_never_raises_whatever_it_is_handed(
     deviations.set(dict.fromkeys(names, True))
     out = deviations.outgoing(kind, None, frames, 0.0)
     assert all(delay >= 0 and isinstance(octets, bytes) for delay, octets in out)
+
+
+# --- requests that command ---------------------------------------------------------------
+
+# Requests that command (issue 9), by hand: application C3 (FIR|FIN, seq 3), the function
+# code, then the objects; one transport segment C5 (FIR|FIN, seq 5).
+CROB_3 = "0c0117010303016400000064000000" + "00"  # g12v1 q17 count 1, point 3 LATCH_ON
+COMMANDING_FRAGMENTS = {
+    "SELECT": "c303" + CROB_3,
+    "OPERATE": "c304" + CROB_3,
+    "DIRECT_OPERATE": "c305" + CROB_3,
+    "DIRECT_OPERATE_NR": "c306" + CROB_3,
+    "WRITE g80v1": "c302" + "500100070700",  # clear the restart indication
+    "WRITE g50v1": "c302" + "320107" + "01" + "00a0724e8501",  # one time, qualifier 07
+    "COLD_RESTART": "c30d",
+    "WARM_RESTART": "c30e",
+    "IMMED_FREEZE": "c307" + "140006",
+    "IMMED_FREEZE_NR": "c308" + "140006",
+    "RECORD_CURRENT_TIME": "c318",
+}
+# A WRITE of 300 octets in two segments: 41 (FIR, seq 1) and 82 (FIN, seq 2).
+LONG_WRITE = bytes((0xC1, 0x02)) + bytes(298)
+LONG_WRITE_FRAMES = [
+    from_master(bytes((0x41,)) + LONG_WRITE[:249]),
+    from_master(bytes((0x82,)) + LONG_WRITE[249:]),
+]
+REQUEST_DEVIATIONS = sorted(name for name in DEVIATIONS if "confirm" not in name)
+
+
+def copies(out: list[bytes], fragment: bytes) -> int:
+    """How many of the frames written hold the fragment's first octets (up to 15: the
+    application header and the start of the objects) where a first segment holds them,
+    after the link header and the transport octet, whatever their CRCs say."""
+    head = fragment[:15]
+    return sum(raw[11 : 11 + len(head)] == head for raw in out)
+
+
+def test_the_hand_built_commands_are_what_the_gate_calls_commanding() -> None:
+    for name, text in COMMANDING_FRAGMENTS.items():
+        function = FunctionCode(bytes.fromhex(text)[1])
+        assert function.name == name.split()[0]
+        assert gate.commands(function)
+    assert not gate.commands(FunctionCode.READ)
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDING_FRAGMENTS))
+def test_repeat_request_sends_a_command_once(name: str) -> None:
+    fragment = bytes.fromhex(COMMANDING_FRAGMENTS[name])
+    frame = from_master(bytes((0xC5,)) + fragment)
+    function = FunctionCode(fragment[1])
+    assert request(on("repeat_request"), [frame], function) == [frame]
+    assert request(on("repeat_request"), LONG_WRITE_FRAMES, FunctionCode.WRITE) == (
+        LONG_WRITE_FRAMES
+    )
+
+
+def test_a_command_named_otherwise_is_still_sent_once() -> None:
+    # The fragment says WRITE: named READ, or not named, it is not doubled.
+    frame = from_master(bytes((0xC5,)) + bytes.fromhex(COMMANDING_FRAGMENTS["WRITE g80v1"]))
+    assert request(on("repeat_request"), [frame], FunctionCode.READ) == [frame]
+    assert request(on("repeat_request"), [frame], None) == [frame]
+    # A read named by the session and carried by the fragment is still doubled.
+    assert request(on("repeat_request"), [READ_FRAME], None) == [READ_FRAME, READ_FRAME]
+
+
+def test_repeat_request_left_out_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    deviations = Deviations("feeder-7")
+    deviations.set({"repeat_request": True})
+    frame = from_master(bytes((0xC5,)) + bytes.fromhex(COMMANDING_FRAGMENTS["COLD_RESTART"]))
+    with caplog.at_level("INFO", logger="gridwire.master.deviations"):
+        deviations.outgoing("request", FunctionCode.COLD_RESTART, [frame], 0.0)
+    assert "feeder-7: repeat_request left out: COLD_RESTART commands" in caplog.text
+
+
+@pytest.mark.interop
+def test_orphan_segment_of_a_command_holds_no_copy_of_it(
+    tmp_path: Path, port: int, tshark: None
+) -> None:
+    fragment = bytes.fromhex(COMMANDING_FRAGMENTS["DIRECT_OPERATE_NR"])
+    frame = from_master(bytes((0xC5,)) + fragment)
+    out = request(on("orphan_segment"), [frame], FunctionCode.DIRECT_OPERATE_NR)
+    # The orphan (FIN, seq 4) carries as many zeros as the command has octets; then the
+    # command unchanged.
+    assert out == [from_master(bytes((0x84,)) + bytes(len(fragment))), frame]
+    assert copies(out, fragment) == 1
+    rows = on_wire(tmp_path, port, out, TRANSPORT)
+    assert rows == [["0", "1", "4"], ["1", "1", "5"]]
+
+
+@given(
+    name=st.sampled_from(sorted(COMMANDING_FRAGMENTS)),
+    names=st.sets(st.sampled_from(REQUEST_DEVIATIONS), min_size=1),
+    named=st.booleans(),
+    long=st.booleans(),
+)
+@settings(max_examples=400, deadline=None)
+def test_no_deviation_writes_a_command_twice(
+    name: str, names: set[str], named: bool, long: bool
+) -> None:
+    deviations = Deviations()
+    deviations.set(dict.fromkeys(names, True))
+    if long:
+        fragment, frames = LONG_WRITE, LONG_WRITE_FRAMES
+    else:
+        fragment = bytes.fromhex(COMMANDING_FRAGMENTS[name])
+        frames = [from_master(bytes((0xC5,)) + fragment)]
+    function = FunctionCode(fragment[1]) if named else None
+    out = [octets for _, octets in deviations.outgoing("request", function, frames, 0.0)]
+    assert copies(out, fragment) <= 1

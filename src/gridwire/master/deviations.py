@@ -13,8 +13,11 @@ What each one does on the wire (``kind`` is what the frames carry: ``request``, 
     Nothing is written, of any kind: the request goes unanswered (outcome timeout) and no
     confirmation or link frame leaves either.
 ``repeat_request``
-    Every frame of a request is written a second time, straight after the first copy: the
-    outstation receives the same fragment, same sequence number, twice.
+    Every frame of a request that commands nothing (READ, ENABLE_UNSOLICITED,
+    DISABLE_UNSOLICITED, DELAY_MEASURE: what :mod:`gridwire.master.gate` lets a master without
+    control send) is written a second time, straight after the first copy: the outstation
+    receives the same fragment, same sequence number, twice. A request that commands is
+    written once (see below).
 ``second_master_address``
     A request's frames carry another source address (``True``: the master's address plus
     one, wrapping below 0xFFF0; or the address given), header CRC made good. The outstation
@@ -44,7 +47,8 @@ What each one does on the wire (``kind`` is what the frames carry: ``request``, 
     Before the request, one extra frame carries a segment without FIR (FIN set, numbered one
     before the request's first segment) holding a copy of the request's first octets: a
     segment with nothing before it, which a receiver must discard. The request follows
-    intact.
+    intact. For a request that commands, the orphan holds as many zero octets instead, so
+    a receiver that wrongly takes it in finds a CONFIRM, not a second copy of the command.
 ``endless_series``
     The request's first segment goes without FIN, followed by ``n`` non-FIR, non-FIN
     segments of 249 zero octets in sequence (``True``: 64, about 18 KiB): a series that never
@@ -60,15 +64,29 @@ What each one does on the wire (``kind`` is what the frames carry: ``request``, 
 ``withhold_unsolicited_confirmation``
     Confirmations of unsolicited responses are not sent.
 
+A request that commands (every function the wire gate does not let a master without control
+send: SELECT, OPERATE, DIRECT_OPERATE with or without acknowledgment, WRITE, the freezes, the
+restarts, RECORD_CURRENT_TIME...) is never put on the wire twice, whatever is on, so no
+outstation can carry it out twice. Whether a request commands is read from its own fragment
+as well as from the function the session names: either saying so is enough, and a request
+whose function is known from neither counts as commanding (frames that are not ours to read are written as
+they are, once, under every deviation but ``silence``). For such a request: ``silence`` writes nothing; ``repeat_request`` does nothing
+(logged at INFO); ``orphan_segment`` sends zeros where the copy would be;
+``second_master_address``, ``overstate_length``, ``corrupt_header_crc``, ``corrupt_body_crc``,
+``truncate``, ``break_transport_sequence`` and ``endless_series`` change or cut the one copy
+sent (an outstation may take it in once, or not at all); the confirmation deviations leave
+requests alone.
+
 Combined, they apply in this order: the request is re-segmented (endless_series, else
 break_transport_sequence), then its frames are rewritten (second_master_address,
 overstate_length, corrupt_body_crc, corrupt_header_crc, truncate), then orphan_segment puts
-its frame first and repeat_request doubles the lot; confirmations are withheld, renumbered,
+its frame first and repeat_request doubles the lot (when it commands nothing); confirmations are withheld, renumbered,
 then delayed; silence overrides everything.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable
 from typing import Final
@@ -79,6 +97,9 @@ from gridwire.dnp3.errors import DnpError
 from gridwire.dnp3.link import HEADER_SIZE, LinkFrame, encode_frame, parse_frame
 from gridwire.dnp3.transport import FIN, FIR, MAX_PAYLOAD, SEQ_MASK
 from gridwire.errors import RequestError
+from gridwire.master import gate
+
+log = logging.getLogger(__name__)
 
 DEFAULT_LATE_SECONDS: Final = 10.0
 DEFAULT_SERIES: Final = 64
@@ -156,12 +177,14 @@ KINDS: Final = frozenset({"request", "link"}) | CONFIRM_KINDS
 
 
 class Deviations:
-    """The deviations on for one outstation, and the hook that applies them."""
+    """The deviations on for one outstation (``owner`` names it in the log), and the hook
+    that applies them."""
 
-    __slots__ = ("_on",)
+    __slots__ = ("_on", "owner")
 
-    def __init__(self) -> None:
+    def __init__(self, owner: str = "") -> None:
         self._on: dict[str, object] = {}
+        self.owner = owner
 
     @property
     def on(self) -> dict[str, object]:
@@ -205,16 +228,17 @@ class Deviations:
         if "silence" in on:
             return []
         if kind == "request":
-            return [(0.0, f) for f in self._request(frames)]
+            return [(0.0, f) for f in self._request(function, frames)]
         if kind in CONFIRM_KINDS:
             return self._confirm(kind, frames)
         return [(0.0, f) for f in frames]
 
-    def _request(self, frames: list[bytes]) -> list[bytes]:
+    def _request(self, function: FunctionCode | None, frames: list[bytes]) -> list[bytes]:
         on = self._on
         parsed = _parse_all(frames)
         if parsed is None:  # not frames we built: leave them be
             return list(frames)
+        commanding = _commands(function, parsed)
         if "endless_series" in on:
             count = on["endless_series"]
             assert isinstance(count, int)
@@ -233,9 +257,17 @@ class Deviations:
         if "truncate" in on and out:
             out[-1] = _truncate(out[-1])
         if "orphan_segment" in on:
-            out.insert(0, _orphan(parsed[0]))
+            out.insert(0, _orphan(parsed[0], blank=commanding))
         if "repeat_request" in on:
-            out = out + out
+            if not commanding:
+                out = out + out
+            else:
+                log.info(
+                    "%s: repeat_request left out: %s commands, and a request that commands "
+                    "is sent once",
+                    self.owner or "outstation",
+                    _function_name(function, parsed),
+                )
         return out
 
     def _confirm(self, kind: str, frames: list[bytes]) -> list[tuple[float, bytes]]:
@@ -258,6 +290,29 @@ def _parse_all(frames: list[bytes]) -> list[LinkFrame] | None:
     except DnpError:
         return None
     return parsed if parsed and all(f.data for f in parsed) else None
+
+
+def _fragment_function(frames: list[LinkFrame]) -> FunctionCode | None:
+    """The function code the fragment's first segment names, None when it names none."""
+    data = frames[0].data
+    if len(data) < 3 or not data[0] & FIR:
+        return None
+    try:
+        return FunctionCode(data[2])
+    except ValueError:
+        return None
+
+
+def _commands(function: FunctionCode | None, frames: list[LinkFrame]) -> bool:
+    """Whether the request commands: by the function the session names or the one its
+    fragment carries, either being enough; with neither known, it does."""
+    known = [code for code in (function, _fragment_function(frames)) if code is not None]
+    return not known or any(gate.commands(code) for code in known)
+
+
+def _function_name(function: FunctionCode | None, frames: list[LinkFrame]) -> str:
+    code = function if function is not None else _fragment_function(frames)
+    return code.name if code is not None else "a request of unknown function"
 
 
 def _reframe(frame: LinkFrame, data: bytes, *, source: int | None = None) -> LinkFrame:
@@ -315,10 +370,15 @@ def _from_address(frame: LinkFrame, address: object) -> LinkFrame:
     return _reframe(frame, frame.data, source=source)
 
 
-def _orphan(first: LinkFrame) -> bytes:
+def _orphan(first: LinkFrame, *, blank: bool) -> bytes:
+    """The orphan segment: a copy of the first octets of the request, or (``blank``) as many
+    zero octets, which no receiver can take for the request."""
     seq, fragment = _segments([first])
     header = FIN | ((seq - 1) & SEQ_MASK)
-    return _reframe(first, bytes((header,)) + fragment[:MAX_PAYLOAD]).raw
+    payload = fragment[:MAX_PAYLOAD]
+    if blank:
+        payload = bytes(len(payload))
+    return _reframe(first, bytes((header,)) + payload).raw
 
 
 def _overstate(raw: bytes) -> bytes:
