@@ -364,9 +364,7 @@ class Master:
             return RepeatStatus(session.schedules.as_dict())
         if kind not in SCAN_KINDS:
             raise RequestError(f"unknown scan kind {kind!r} (one of {', '.join(SCAN_KINDS)})")
-        if interval is not None and not interval > 0:
-            raise RequestError(f"interval {interval} must be more than 0 seconds")
-        session.schedules.set(kind, interval)
+        session.schedules.set(kind, interval)  # RequestError below MIN_SCAN_INTERVAL
         return RepeatStatus(session.schedules.as_dict())
 
     # --- what was seen --------------------------------------------------------------------

@@ -113,9 +113,9 @@ class Session:
         self._named = name_of is not None
         self.store = ValueStore(name_of or no_names)
         self.events = EventLog(event_limit)
-        self.deviations = Deviations()
+        self.deviations = Deviations(settings.name)
         self.runner = TaskRunner(self._perform, settings.effective_tasks(allow_control), self._free)
-        self.schedules = Schedules(self._scheduled, clock.monotonic)
+        self.schedules = Schedules(self._scheduled, clock.monotonic, self._scan_ready)
         self.indications: IIN | None = None
         self.state: State = "disconnected"
         self.last_error: str | None = None
@@ -131,6 +131,7 @@ class Session:
         self._closing = False
         self._closed = False
         self._changed = asyncio.Event()
+        self._up = asyncio.Event()  # set while connected
 
     # --- state ----------------------------------------------------------------------------
 
@@ -165,6 +166,10 @@ class Session:
             schedules=self.schedules.as_dict(),
             deviations=self.deviations.on,
         )
+
+    def _scan_ready(self) -> Awaitable[object] | None:
+        """None when a scheduled scan can be made, else what ends once it can (connected)."""
+        return None if self.connected else self._up.wait()
 
     def changed(self) -> Awaitable[object]:
         """Finishes when the next response or unsolicited response has been taken in."""
@@ -233,6 +238,7 @@ class Session:
             raise ConnectionFailed(f"outstation {self.name} was disconnected while connecting")
         self.association.reset()
         self._connection = conn
+        self._up.set()
         self.state = "connected"
         self.last_error = None
         self.endpoints = (conn.local, conn.remote)
@@ -255,6 +261,7 @@ class Session:
         if self._connection is not conn:
             return
         self._connection = None
+        self._up.clear()
         self.state = "disconnected"
         if reason:
             self.last_error = reason

@@ -24,6 +24,10 @@ TASK_NAMES = (
 )
 # The tasks that write to the outstation: only a master allowed to command may run them.
 WRITING_TASKS = frozenset({"clear_restart", "write_time"})
+MIN_SCAN_INTERVAL = 0.1
+"""The shortest interval of a scan on a schedule, in seconds (``repeat`` and the interval
+settings): ten scans a second, faster than any outstation is polled in service; a master
+asks one request at a time, so scans any closer would only queue behind each other."""
 
 
 class TaskSettings(BaseModel):
@@ -115,9 +119,14 @@ class OutstationSettings(BaseModel):
     master_address: int = Field(default=1, ge=0, le=0xFFEF)
     response_timeout: float = Field(default=5.0, gt=0)
     profile: str | None = None
-    integrity_interval: float | None = Field(default=None, gt=0)
-    event_interval: float | None = Field(default=None, gt=0)
-    output_interval: float | None = Field(default=None, gt=0)
+    # The Device Profile document (XML file on the service's machine) that der.document and
+    # der.compare use for this outstation; the service's --device-profile when left out.
+    device_profile: str | None = Field(default=None, min_length=1)
+    integrity_interval: float | None = Field(
+        default=None, ge=MIN_SCAN_INTERVAL, allow_inf_nan=False
+    )
+    event_interval: float | None = Field(default=None, ge=MIN_SCAN_INTERVAL, allow_inf_nan=False)
+    output_interval: float | None = Field(default=None, ge=MIN_SCAN_INTERVAL, allow_inf_nan=False)
     # Our addition: the procedure the write_time task uses on NEED_TIME.
     time_procedure: Literal["lan", "non_lan"] = "lan"
 

@@ -20,18 +20,21 @@ waits on ``ready()`` before it picks the next one.
   ``enable_unsolicited``, which belong to connecting, wait for the next connection).
 
 :class:`Schedules` runs a scan of a kind every so many seconds (``repeat`` and the periodic
-scans of the settings); setting a kind again cancels its loop, abandoning the scan under way.
+scans of the settings), at least :data:`MIN_SCAN_INTERVAL` apart; setting a kind again cancels
+its loop, abandoning the scan under way. While the outstation is not connected a schedule
+waits for the connection, doing nothing; the first scan goes as soon as it is made.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Awaitable, Callable
 
 from gridwire.dnp3.app.iin import CLASS_EVENTS, IIN
-from gridwire.errors import GridwireError
-from gridwire.master.settings import TaskSettings
+from gridwire.errors import GridwireError, RequestError
+from gridwire.master.settings import MIN_SCAN_INTERVAL, TaskSettings
 
 log = logging.getLogger(__name__)
 
@@ -201,11 +204,21 @@ def classes_indicated(iin: IIN) -> list[int]:
 
 
 class Schedules:
-    """Scans on a schedule: kind -> interval in seconds, each run by its own loop."""
+    """Scans on a schedule: kind -> interval in seconds, each run by its own loop.
 
-    def __init__(self, scan: Callable[[str], Awaitable[object]], now: Callable[[], float]):
+    ``ready()`` says whether a scan can be made now: None when it can, else an awaitable
+    that ends once it can (the connection is made again); the loop waits on it rather than
+    trying a scan that would fail at once."""
+
+    def __init__(
+        self,
+        scan: Callable[[str], Awaitable[object]],
+        now: Callable[[], float],
+        ready: Callable[[], Awaitable[object] | None] = lambda: None,
+    ):
         self._scan = scan
         self._now = now
+        self._ready = ready
         self._intervals: dict[str, float] = {}
         self._loops: dict[str, asyncio.Task[None]] = {}
 
@@ -214,7 +227,13 @@ class Schedules:
 
     def set(self, kind: str, interval: float | None) -> None:
         """Scan ``kind`` every ``interval`` seconds from now (the first at once); None ends
-        the schedule. Either way a scan of the old schedule still under way is abandoned."""
+        the schedule. Either way a scan of the old schedule still under way is abandoned.
+        RequestError, and nothing changes, for an interval under :data:`MIN_SCAN_INTERVAL`."""
+        if interval is not None and not (math.isfinite(interval) and interval >= MIN_SCAN_INTERVAL):
+            raise RequestError(
+                f"interval {interval:g} s is refused: the minimum between scans is "
+                f"{MIN_SCAN_INTERVAL:g} s (and an interval is a finite number)"
+            )
         loop_task = self._loops.pop(kind, None)
         if loop_task is not None:
             loop_task.cancel()
@@ -231,6 +250,10 @@ class Schedules:
     async def _run(self, kind: str, interval: float) -> None:
         next_at = self._now()
         while True:
+            waiting = self._ready()
+            if waiting is not None:
+                await waiting
+                next_at = self._now()
             try:
                 await self._scan(kind)
             except GridwireError as exc:

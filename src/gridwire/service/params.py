@@ -15,6 +15,7 @@ from pydantic import AfterValidator, ConfigDict, Field, WithJsonSchema
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.master.conditions import PointType, WaitParameters
 from gridwire.master.deviations import DEVIATIONS
+from gridwire.master.settings import MIN_SCAN_INTERVAL
 from gridwire.service.operation import OutstationParams, Params
 
 ScanKind = Literal["integrity", "events", "class0", "class1", "class2", "class3", "outputs"]
@@ -164,7 +165,10 @@ class RepeatParams(OutstationParams):
         default=None, description="The scan to repeat; left out, every schedule ends"
     )
     interval: float | None = Field(
-        default=None, gt=0, description="Seconds between scans; left out, the schedule ends"
+        default=None,
+        ge=MIN_SCAN_INTERVAL,
+        description=f"Seconds between scans, at least {MIN_SCAN_INTERVAL:g}; left out, the "
+        "schedule ends",
     )
 
 
