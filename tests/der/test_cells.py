@@ -1,4 +1,5 @@
-"""Reading single workbook cells: indices, event classes, numbers, flags."""
+"""Reading single workbook cells: event classes, numbers, flags, texts; and any cell through every
+reader, index cells included (their grammar is tested in test_indexcells)."""
 
 from __future__ import annotations
 
@@ -8,49 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gridwire.der import cells
+from gridwire.der import cells, indexcells
+from gridwire.der.indexcells import IndexCell
 from gridwire.der.points import Address, Kind
 
 BLOCKS = {"Meter_AI": 569, "Inverter_BI": 400}
-
-
-@pytest.mark.parametrize(
-    ("value", "kind", "expected"),
-    [
-        ("AI537", Kind.AI, cells.IndexCell(537)),
-        (" ai 537 ", Kind.AI, cells.IndexCell(537)),
-        (537, Kind.AI, cells.IndexCell(537)),
-        (537.0, Kind.AI, cells.IndexCell(537)),
-        ("537", Kind.AI, cells.IndexCell(537)),
-        ("C3", Kind.CTR, cells.IndexCell(3)),
-        ("CTR3", Kind.CTR, cells.IndexCell(3)),
-        ("Meter_AI + 3", Kind.AI, cells.IndexCell(572, "Meter_AI")),
-        ("meter_ai+3", Kind.AI, cells.IndexCell(572, "Meter_AI")),
-        ("=Meter_AI+3", Kind.AI, cells.IndexCell(572, "Meter_AI")),
-        ("Meter_AI", Kind.AI, cells.IndexCell(569, "Meter_AI")),
-        ("Meter_AI - 9", Kind.AI, cells.IndexCell(560, "Meter_AI")),
-    ],
-)
-def test_index(value: object, kind: Kind, expected: cells.IndexCell) -> None:
-    assert cells.index(value, kind, BLOCKS) == expected
-
-
-@pytest.mark.parametrize(
-    ("value", "message"),
-    [
-        ("BI5", "'BI5' is a BI index where a AI index belongs"),
-        ("Inverter_BI + 1", "'Inverter_BI + 1' counts from a BI block where a AI index belongs"),
-        ("Battery_AI + 1", "counts from block 'Battery_AI', which the Key sheet does not give"),
-        ("Meter_AI - 600", "'Meter_AI - 600' gives index -31, outside 0 to 4294967295"),
-        ("AI99999999999", "gives an index outside 0 to 4294967295"),
-        (-1, "expected a point index, found -1"),
-        (True, "expected a point index"),
-        (None, "expected a point index"),
-    ],
-)
-def test_index_refused(value: object, message: str) -> None:
-    with pytest.raises(cells.CellError, match=message.replace("(", r"\(").replace("+", r"\+")):
-        cells.index(value, Kind.AI, BLOCKS)
 
 
 @pytest.mark.parametrize(
@@ -94,8 +57,8 @@ def test_flags_and_text() -> None:
 
 
 def test_associated_and_unit() -> None:
-    assert cells.associated("AI29", Kind.AI, BLOCKS) == Address(Kind.AI, 29)
-    assert cells.associated("n/a", Kind.AI, BLOCKS) is None
+    assert indexcells.associated("AI29", Kind.AI, BLOCKS) == Address(Kind.AI, 29)
+    assert indexcells.associated("n/a", Kind.AI, BLOCKS) is None
     assert cells.unit_number("Meter #12 voltage") == 12 and cells.unit_number("Meter") is None
 
 
@@ -113,8 +76,8 @@ any_cell: st.SearchStrategy[Any] = (
 @given(any_cell, st.sampled_from(list(Kind)))
 def test_any_cell_is_read_or_refused(value: Any, kind: Kind) -> None:
     for reader in (
-        lambda v: cells.index(v, kind, BLOCKS),
-        lambda v: cells.associated(v, kind, BLOCKS),
+        lambda v: indexcells.index(v, kind, BLOCKS),
+        lambda v: indexcells.associated(v, kind, BLOCKS),
         cells.event_class,
         cells.number,
         cells.text,
@@ -123,4 +86,4 @@ def test_any_cell_is_read_or_refused(value: Any, kind: Kind) -> None:
             read = reader(value)
         except cells.CellError:
             continue
-        assert read is None or isinstance(read, (int, float, str, cells.IndexCell, Address))
+        assert read is None or isinstance(read, (int, float, str, IndexCell, Address))

@@ -197,8 +197,8 @@ def test_missing_sheet() -> None:
             "counts from a BI block where a AI index belongs",
         ),
         (
-            {"AO": {(4, 1): "twelve"}},
-            "sheet AO, row 4, cell A4: 'twelve' counts from block 'twelve'",
+            {"AO": {(4, 1): "twelve_AO"}},
+            "sheet AO, row 4, cell A4: 'twelve_AO' counts from block 'twelve_AO'",
         ),
         (
             {"AO": {(4, 1): "AO 1.5"}},
@@ -229,6 +229,19 @@ def test_errors_name_sheet_row_and_cell(
     changes: dict[str, dict[tuple[int, int], Any]], message: str
 ) -> None:
     assert error(changes).startswith(f"w.xlsx: {message}")
+
+
+def test_words_in_the_index_cell_make_a_heading_and_a_warning() -> None:
+    # No digit beside a letter, no +, _ or parenthesis: a heading, as IEEE's layout has them.
+    result = read_workbook_bytes(workbook_bytes({"AO": {(4, 1): "twelve"}}), "w.xlsx")
+    assert result.point_map.at("AO0") is None
+    assert result.point_map.at("AO1").section == "Frobnication strength. Share of the largest"  # type: ignore[union-attr]
+    assert result.warnings == (
+        "sheet AO, row 4, cell A4: 'twelve' is not a point index, so the row is read as a "
+        "heading although it fills other columns",
+        "AI0 (sheet AI, row 4) is associated with AO0, which the workbook does not list; "
+        "the association is left out",
+    )
 
 
 def test_not_a_workbook() -> None:

@@ -297,17 +297,20 @@ def workbook_bytes(
     *,
     drop: Iterable[str] = (),
     extra_rows: Mapping[str, Rows] | None = None,
+    sheets: Mapping[str, Rows] = SHEETS,
+    headers: Mapping[str, Rows] = HEADERS,
 ) -> bytes:
-    """The synthetic workbook as .xlsx octets. ``changes[sheet][(row, column)]`` (both counted
-    from 1, as Excel does) replaces one cell; ``drop`` leaves sheets out."""
+    """The synthetic workbook (or ``sheets`` under ``headers``) as .xlsx octets.
+    ``changes[sheet][(row, column)]`` (both counted from 1, as Excel does) replaces one cell;
+    ``drop`` leaves sheets out."""
     book = openpyxl.Workbook()
     book.remove(book.active)
     dropped = set(drop)
-    for name, rows in SHEETS.items():
+    for name, rows in sheets.items():
         if name in dropped:
             continue
         sheet = book.create_sheet(name)
-        body = [list(r) for r in HEADERS.get(name, [])] + [list(r) for r in rows]
+        body = [list(r) for r in headers.get(name, [])] + [list(r) for r in rows]
         body += [list(r) for r in (extra_rows or {}).get(name, [])]
         for (row, column), value in (changes or {}).get(name, {}).items():
             while len(body) < row:

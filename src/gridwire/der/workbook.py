@@ -1,19 +1,21 @@
 """Loading IEEE 1815.2's companion workbook (which users download from IEEE themselves).
 
-Sheets ``Key``, ``BO``, ``BI``, ``AO``, ``AI`` and ``CTR``. The point sheets have two header
-rows; points start at row 3. A row whose index cell is empty is a heading and names the section
-of the rows below it. An index is absolute (``AI537``) or counts from a block start the Key
-sheet gives (``Meter_AI + 3``). Columns, in order, are in ``COLUMNS``. Any cell that cannot be
-read stops the load with an error naming the sheet, the row and the cell.
+Sheets ``Key``, ``BO``, ``BI``, ``AO``, ``AI`` and ``CTR``. The Key sheet gives the block
+starts (``keysheet``). The point sheets have two header rows, checked column by column
+(``columns``); points start at row 3. A row whose index cell holds no index (empty, words, a
+bare symbol, a block start, ``. . .``) is a heading and names the section of the rows below
+it; an index is absolute (``AI537``) or counts from a block start (``Meter_AI + 3``), see
+``indexcells``. An equipment block is stated for unit #1 and again for a generic unit m
+(``Meter_AI+mhai(m)+3``): the second is checked against the first, not kept. Any cell that
+cannot be read stops the load with an error naming the sheet, the row and the cell.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import io
-import itertools
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,31 +23,19 @@ from typing import Any
 import openpyxl
 from openpyxl.utils import get_column_letter
 
-from gridwire.der import cells
+from gridwire.der import cells, indexcells
+from gridwire.der.columns import COLUMNS, HEADER_ROWS, header_error
 from gridwire.der.derive import derive_curve_block, derive_functions
 from gridwire.der.errors import MapError, WorkbookError
 from gridwire.der.functions import CURVE_TYPE
+from gridwire.der.keysheet import KEY_SHEET, read_key
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Address, Kind, Point, with_name_values
+from gridwire.der.restated import Restatement, check_restated
 from gridwire.errors import GridwireError
 
-HEADER_ROWS = 2
-KEY_SHEET = "Key"
-_ENDING = "purpose mandatory mandatory_1547"
-COLUMNS: dict[Kind, tuple[str, ...]] = {
-    Kind.BO: tuple(f"index name state0 state1 iec61850 associated {_ENDING}".split()),
-    Kind.BI: tuple(f"index name event_class state0 state1 iec61850 associated {_ENDING}".split()),
-    Kind.AO: tuple(
-        f"index name minimum maximum multiplier offset units iec61850 associated {_ENDING}".split()
-    ),
-    Kind.AI: tuple(
-        "index name event_class minimum maximum multiplier offset units iec61850 value "
-        f"associated {_ENDING}".split()
-    ),
-    Kind.CTR: tuple(f"index name event_class frozen frozen_event_class iec61850 {_ENDING}".split()),
-}
 SHEETS = (KEY_SHEET, *(kind.value for kind in COLUMNS))
-_INTEGER = re.compile(r"-?\d{1,10}")
+_DOTS = re.compile(r"[.\s…]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +91,11 @@ class _Reader:
                 f"(sheets: {', '.join(self.book.sheetnames) or 'none'}); "
                 "is it IEEE 1815.2's point workbook?"
             )
-        blocks = self._key()
+        key = read_key((row for _, row in self._rows(KEY_SHEET)), self.name)
+        self.warnings.extend(key.warnings)
         points: list[Point] = []
         for kind in COLUMNS:
-            points.extend(self._sheet(kind, blocks))
+            points.extend(self._sheet(kind, key.blocks, key.starts))
         points = self._drop_dangling(points)
         curve_block = derive_curve_block(points)
         curve_types: Sequence[Any] = ()
@@ -124,7 +115,7 @@ class _Reader:
                 points,
                 title=f"IEEE 1815.2 tables ({self.name})",
                 source=self.name,
-                blocks=blocks,
+                blocks=key.blocks,
                 functions=functions,
                 curve_block=curve_block,
             )
@@ -136,46 +127,28 @@ class _Reader:
         for number, row in enumerate(self.book[sheet].iter_rows(values_only=True), start=1):
             yield number, tuple(row)
 
-    def _key(self) -> dict[str, int]:
-        """Block starts: each text cell of the Key sheet followed by a whole number."""
-        blocks: dict[str, int] = {}
-        for number, row in self._rows(KEY_SHEET):
-            filled = [(i, v) for i, v in enumerate(row) if cells.text(v) is not None]
-            for (_, label), (column, value) in itertools.pairwise(filled):
-                start = _whole(value)
-                name = cells.text(label)
-                if start is None or name is None or _whole(label) is not None:
-                    continue
-                if name in blocks and blocks[name] != start:
-                    self.warnings.append(
-                        f"Key sheet, row {number}, cell "
-                        f"{get_column_letter(column + 1)}{number}: '{name}' is "
-                        f"given again as {start}; {blocks[name]} is kept"
-                    )
-                    continue
-                blocks.setdefault(name, start)
-        return blocks
-
-    def _sheet(self, kind: Kind, blocks: Mapping[str, int]) -> list[Point]:
+    def _sheet(self, kind: Kind, blocks: Mapping[str, int], starts: Collection[int]) -> list[Point]:
         sheet = kind.value
         columns = COLUMNS[kind]
         headers: list[tuple[Any, ...]] = []
         section = ""
         points: list[Point] = []
+        restated: list[Restatement] = []
         seen: dict[int, int] = {}
         for number, row in self._rows(sheet):
             if number <= HEADER_ROWS:
                 headers.append(row)
                 continue
             if number == HEADER_ROWS + 1:
-                self._check_headers(sheet, headers)
+                self._check_headers(kind, headers)
             values = dict(zip(columns, row + (None,) * (len(columns) - len(row)), strict=False))
-            if cells.text(values["index"]) is None:
-                heading = next((t for v in row if (t := cells.text(v)) is not None), None)
-                if heading is not None:
-                    section = heading
+            if indexcells.is_heading(values["index"], starts):
+                section = self._heading(sheet, number, row) or section
                 continue
-            point = self._point(kind, values, number, section, blocks)
+            point, where = self._point(kind, values, number, section, blocks)
+            if where.instance is not None:
+                restated.append(Restatement(number, cells.text(values["index"]) or "", point))
+                continue
             if point.index in seen:
                 raise WorkbookError(
                     f"{self.name}: sheet {sheet}, row {number}, cell A{number}: "
@@ -184,19 +157,37 @@ class _Reader:
             seen[point.index] = number
             self.rows[point.address] = f"sheet {sheet}, row {number}"
             points.append(point)
-        if len(headers) < HEADER_ROWS or not points:
-            self._check_headers(sheet, headers)
+        if len(headers) < HEADER_ROWS or not (points or restated):
+            self._check_headers(kind, headers)
+        try:
+            self.warnings.extend(check_restated(sheet, points, restated, seen, blocks))
+        except cells.CellError as exc:
+            raise WorkbookError(f"{self.name}: {exc}") from None
         return points
 
-    def _check_headers(self, sheet: str, headers: list[tuple[Any, ...]]) -> None:
-        firsts = [cells.text(row[0]) if row else None for row in headers]
-        if any(f and ("index" in f.casefold() or "point" in f.casefold()) for f in firsts):
-            return
-        found = ", ".join(f"'{f}'" for f in firsts if f) or "nothing"
-        raise WorkbookError(
-            f"{self.name}: sheet {sheet}, cell A1 or A2: expected the heading of "
-            f"the Point Index column, found {found}"
-        )
+    def _heading(self, sheet: str, number: int, row: tuple[Any, ...]) -> str | None:
+        """The section a heading row names (None for a row of dots or nothing)."""
+        first = cells.text(row[0]) if row else None
+        rest = next((t for v in row[1:] if (t := cells.text(v)) is not None), None)
+        if (
+            first is not None
+            and _DOTS.fullmatch(first) is None
+            and any(cells.text(v) is not None for v in row[2:])
+        ):
+            self.warnings.append(
+                f"sheet {sheet}, row {number}, cell A{number}: '{first}' is not a point "
+                "index, so the row is read as a heading although it fills other columns"
+            )
+        if rest is not None:
+            return rest
+        if first is None or _DOTS.fullmatch(first) or first.lstrip("=").strip().isdigit():
+            return None
+        return first
+
+    def _check_headers(self, kind: Kind, headers: list[tuple[Any, ...]]) -> None:
+        error = header_error(kind, headers)
+        if error is not None:
+            raise WorkbookError(f"{self.name}: sheet {kind.value}, {error}")
 
     def _point(
         self,
@@ -205,7 +196,7 @@ class _Reader:
         number: int,
         section: str,
         blocks: Mapping[str, int],
-    ) -> Point:
+    ) -> tuple[Point, indexcells.IndexCell]:
         columns = COLUMNS[kind]
 
         def read(field: str, reader: Any, *args: Any) -> Any:
@@ -217,7 +208,7 @@ class _Reader:
                     f"{self.name}: sheet {kind.value}, row {number}, cell {column}{number}: {exc}"
                 ) from None
 
-        where = read("index", cells.index, kind, blocks)
+        where: indexcells.IndexCell = read("index", indexcells.index, kind, blocks)
         name = read("name", cells.text)
         if name is None:
             raise WorkbookError(
@@ -251,14 +242,14 @@ class _Reader:
             except cells.CellError:
                 attrs["value"] = None  # a remark rather than a value: not needed
         if "associated" in values and kind.mirror is not None:
-            attrs["associated"] = read("associated", cells.associated, kind.mirror, blocks)
+            attrs["associated"] = read("associated", indexcells.associated, kind.mirror, blocks)
         if kind is Kind.CTR:
             attrs["frozen"] = cells.flag(values.get("frozen"), "Y")
             attrs["frozen_event_class"] = read("frozen_event_class", cells.event_class)
         if where.block is not None:
             attrs["block"] = where.block
             attrs["unit"] = cells.unit_number(name)
-        return with_name_values(Point(kind, where.index, name, **attrs))
+        return with_name_values(Point(kind, where.index, name, **attrs)), where
 
     def _drop_dangling(self, points: list[Point]) -> list[Point]:
         present = {p.address for p in points}
@@ -274,18 +265,3 @@ class _Reader:
                 point = dataclasses.replace(point, associated=None)
             kept.append(point)
         return kept
-
-
-def _whole(value: object) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        if _INTEGER.fullmatch(value.strip()):
-            return int(value.strip())
-        address = Address.parse(value)
-        return None if address is None else address.index
-    return None
