@@ -91,6 +91,7 @@ import math
 from collections.abc import Callable
 from typing import Final
 
+from gridwire.caller import caller
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.crc import append_crc
 from gridwire.dnp3.errors import DnpError
@@ -198,7 +199,8 @@ class Deviations:
         """Turn deviations on (True or a parameter) or off (False or None); returns those on.
 
         All or nothing: RequestError naming the first unknown deviation or bad value, and
-        then nothing changes."""
+        then nothing changes. Every change is logged at WARNING with the client that asked
+        for it (:func:`gridwire.caller.caller`) and the deviations on after it."""
         unknown = sorted(set(changes) - set(DEVIATIONS))
         if unknown:
             raise RequestError(
@@ -211,6 +213,13 @@ class Deviations:
             else:
                 updated[name] = DEVIATIONS[name](name, value)
         self._on = updated
+        log.warning(
+            "deviate %s by %s: %s; now on: %s",
+            self.owner or "outstation",
+            caller(),
+            _changes_text(changes, updated),
+            _listed(updated) or "none",
+        )
         return self.on
 
     def clear(self) -> None:
@@ -282,6 +291,18 @@ class Deviations:
         delay = on.get("late_confirmation", 0.0)
         assert isinstance(delay, float)
         return [(delay, f) for f in out]
+
+
+def _listed(on: dict[str, object]) -> str:
+    return ", ".join(name if value is True else f"{name}={value}" for name, value in on.items())
+
+
+def _changes_text(changes: dict[str, object], updated: dict[str, object]) -> str:
+    turned_on = {name: updated[name] for name in changes if name in updated}
+    turned_off = [name for name in changes if name not in updated]
+    parts = [f"on {_listed(turned_on)}"] if turned_on else []
+    parts += [f"off {', '.join(turned_off)}"] if turned_off else []
+    return "; ".join(parts) or "nothing named"
 
 
 def _parse_all(frames: list[bytes]) -> list[LinkFrame] | None:

@@ -27,6 +27,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gridwire.caller import on_behalf, peer_name
 from gridwire.errors import RequestError
 from gridwire.service.core import MESSAGE_LIMIT, Service
 from gridwire.service.dispatch import Answer, error_body
@@ -103,7 +104,8 @@ def _api_endpoint(
             message = await read_message(request)
         except Refused as refused:
             return _refusal(refused)
-        return _answer(await handle(message))
+        who = peer_name("http", request.client)
+        return _answer(await on_behalf(who, handle(message)))
 
     return endpoint
 

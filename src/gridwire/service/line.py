@@ -18,6 +18,7 @@ import logging
 
 import orjson
 
+from gridwire.caller import on_behalf, peer_name
 from gridwire.errors import ConfigError, RequestError
 from gridwire.service.core import MESSAGE_LIMIT, Service
 from gridwire.service.dispatch import Answer, error_answer
@@ -200,4 +201,5 @@ class LineServer:
             client.subscribe()
             ident = dumps(message.get("id"))
             return Answer(b'{"id":' + ident + b',"ok":true,"result":{"subscribed":true}}')
-        return await self.service.dispatcher.message(message)
+        who = peer_name("line", client.writer.get_extra_info("peername"))
+        return await on_behalf(who, self.service.dispatcher.message(message))
