@@ -4,7 +4,7 @@ generated from the operation table.
 - ``POST /api/<operation>`` for each operation, ``POST /api`` for the message form;
 - ``GET /events``: server-sent events;
 - ``GET /openapi.json``: the OpenAPI document built from the same table;
-- ``/`` and everything else outside ``/api`` and ``/events`` stay free for the console.
+- ``GET /`` and ``GET /console/...``: the web console (:mod:`gridwire.console`).
 
 Every answer under ``/api`` is an envelope. HTTP status codes (decision in docs/DESIGN.md):
 200 ok; 400 kind request; 403 not_allowed; 503 connection; and, where no operation ran, 401
@@ -28,6 +28,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gridwire.caller import on_behalf, peer_name
+from gridwire.console import console_routes
 from gridwire.errors import RequestError
 from gridwire.service.core import MESSAGE_LIMIT, Service
 from gridwire.service.dispatch import Answer, error_body
@@ -237,5 +238,6 @@ def build_app(service: Service, token: str | None = None) -> FastAPI:
         app.add_route(f"/api/{name}", _api_endpoint(handle), ANY_METHOD)
     app.add_route("/api/{name:path}", _unknown, ANY_METHOD)
     app.router.routes.append(Route("/events", EventStream(service), methods=["GET"]))
+    app.router.routes.extend(console_routes())  # the web console: / and /console/
     app.add_middleware(Guard, token=token)
     return app

@@ -1,0 +1,71 @@
+// Events: every event received, newest first: polled (read by a request or a task),
+// unsolicited, or earlier (already held when the page read them); a filter; clear.
+
+import { h, message, options } from "../dom.js";
+import { clock, dateTime, flags, gv, value } from "../format.js";
+import { on, outstationStatus, state, station } from "../store.js";
+import { VirtualRows } from "../vtable.js";
+import { clearButton, createPane, noOutstation } from "./pane.js";
+
+export function create() {
+  let source = "all";
+  let words = "";
+  const filter = h("input", { type: "search", class: "filter", placeholder: "type, index or words of the name", "aria-label": "filter events" });
+  const sources = h("select", { "aria-label": "source" }, options([["all", "polled and unsolicited"], ["polled", "polled"], ["unsolicited", "unsolicited"], ["earlier", "held before the page read them"]], source));
+  const said = message();
+  const clear = clearButton("events", said, (s) => {
+    s.events = [];
+    render();
+  });
+  const count = h("span", { class: "muted count" });
+  const table = new VirtualRows({
+    className: "vt-events",
+    columns: [{ title: "received" }, { title: "source" }, { title: "type" }, { title: "index", cls: "num" }, { title: "name" }, { title: "value", cls: "num value" }, { title: "flags" }, { title: "outstation time" }, { title: "object" }],
+    fill(cells, e) {
+      cells[0].textContent = e.received ? clock(e.received) : "";
+      cells[1].textContent = e.source;
+      cells[2].textContent = e.type;
+      cells[3].textContent = e.index;
+      cells[4].textContent = e.name ?? "";
+      cells[4].title = e.name ?? "";
+      cells[5].textContent = value(e.value);
+      cells[6].textContent = flags(e.flags);
+      cells[7].textContent = e.time_ms ? dateTime(e.time_ms) : "";
+      cells[8].textContent = gv(e.group, e.variation);
+    },
+  });
+  const bar = h("div", { class: "toolbar" }, filter, sources, clear, count, said);
+  const pane = createPane("events", "Events", render, ["events"]);
+  pane.el.append(bar, table.el);
+
+  filter.addEventListener("input", () => {
+    words = filter.value.trim().toLowerCase();
+    render();
+  });
+  sources.addEventListener("change", () => {
+    source = sources.value;
+    render();
+  });
+  function matches(e) {
+    if (source !== "all" && e.source !== source) return false;
+    if (!words) return true;
+    return words.split(/\s+/).every((w) => (/^\d+$/.test(w) ? e.index === Number(w) : e.type === w || (e.name ?? "").toLowerCase().includes(w)));
+  }
+
+  function render() {
+    const entry = outstationStatus(state.selected);
+    bar.hidden = table.el.hidden = !entry;
+    pane.el.querySelector(".empty")?.remove();
+    if (!entry) {
+      pane.el.prepend(noOutstation());
+      return;
+    }
+    const events = station(entry.name).events;
+    const shown = [];
+    for (let i = events.length - 1; i >= 0; i -= 1) if (matches(events[i])) shown.push(events[i]);
+    count.textContent = `${shown.length} of ${events.length}`;
+    table.setItems(shown);
+  }
+  on("resynced", () => pane.visible && render());
+  return pane;
+}

@@ -1,0 +1,122 @@
+// Overview: the connection, requests by outcome, points by type, events, what the master
+// does unasked, the 16 IIN bits, and the deviations on.
+
+import { call } from "../api.js";
+import { act, h, lamp, message, replace } from "../dom.js";
+import { age, clock, dateTime } from "../format.js";
+import { IIN_NAMES } from "../dnp3.js";
+import { OUTCOMES, POINT_TYPES, outstationStatus, state, station } from "../store.js";
+import { card, createPane, noOutstation } from "./pane.js";
+
+const TROUBLE = new Set(["DEVICE_TROUBLE", "FUNC_NOT_SUPPORTED", "OBJECT_UNKNOWN", "PARAMETER_ERROR", "EVENT_BUFFER_OVERFLOW", "CONFIG_CORRUPT", "ALREADY_EXECUTING"]);
+
+export function create() {
+  const said = message();
+  const pane = createPane("overview", "Overview", render, ["exchange", "points", "events", "frames"]);
+
+  function action(label, op, text) {
+    const button = h("button", { type: "button", dataset: { op } }, label);
+    button.addEventListener("click", () => {
+      const name = state.selected;
+      if (op === "remove" && !window.confirm(`Remove ${name}? Its connection is closed and it is forgotten.`)) return;
+      act(button, said, async () => {
+        await call(op, {}, name);
+        return `${name}: ${text}`;
+      });
+    });
+    return button;
+  }
+  const buttons = h("div", { class: "buttons" }, action("Connect", "connect", "connected"), action("Disconnect", "disconnect", "disconnected"), action("Remove", "remove", "removed"));
+
+  function render() {
+    const entry = outstationStatus(state.selected);
+    if (!entry) {
+      replace(pane.el, noOutstation());
+      return;
+    }
+    const s = station(entry.name);
+    const indications = new Set(s.indications ?? entry.indications);
+    const byType = Object.fromEntries(POINT_TYPES.map((t) => [t, 0]));
+    let reported = 0;
+    for (const row of s.points.values()) {
+      byType[row.type] = (byType[row.type] ?? 0) + 1;
+      if (row.reported) reported += 1;
+    }
+    const lastEvent = s.events.length ? s.events[s.events.length - 1] : null;
+    replace(
+      pane.el,
+      h(
+        "div",
+        { class: "cards" },
+        card(
+          "Connection",
+          h("p", { class: "state-line" }, lamp({ connected: "on", connecting: "busy" }[entry.state] ?? "off", entry.state), ` ${entry.state}`),
+          facts([
+            ["address", `${entry.host}:${entry.port}${entry.tls ? " (TLS)" : ""}`],
+            ["link addresses", `master ${entry.master_address} → outstation ${entry.outstation_address}`],
+            ["last response", s.lastResponse ? `${clock(s.lastResponse)} (${age(Date.now() - s.lastResponse)} ago)` : "none seen"],
+            ["reconnect", entry.reconnect === null ? "never" : `every ${entry.reconnect} s`],
+            ["read retries", String(entry.read_retries)],
+            ["manual", entry.manual ? "yes: sends nothing unasked" : "no"],
+            ["profile", entry.profile ?? "none"],
+            ["last error", entry.last_error ?? "none"],
+          ]),
+          buttons,
+          said,
+        ),
+        card(
+          "Requests by outcome",
+          facts([...OUTCOMES.map((o) => [o, String(s.counts[o] ?? 0)]), ["unsolicited responses", String(s.unsolicited)]]),
+          h("p", { class: "muted" }, "Counted since this page opened."),
+        ),
+        card(
+          "Points by type",
+          facts([...POINT_TYPES.filter((t) => byType[t]).map((t) => [t, String(byType[t])]), ["reported", `${reported} of ${s.points.size}`]]),
+        ),
+        card("Events", facts([["held", String(s.events.length)], ["latest", lastEvent ? dateTime(lastEvent.received ?? lastEvent.time_ms) : "none"]])),
+        card(
+          "What the master does unasked",
+          facts(
+            Object.entries(entry.tasks).map(([task, value]) => [task.replaceAll("_", " "), Array.isArray(value) ? (value.length ? `classes ${value.join(", ")}` : "off") : value ? "on" : "off"]),
+          ),
+          h("p", null, h("strong", null, "Due: "), entry.tasks_due.length ? entry.tasks_due.join(", ") : "nothing"),
+          h(
+            "p",
+            null,
+            h("strong", null, "Schedules: "),
+            Object.keys(entry.schedules).length
+              ? Object.entries(entry.schedules)
+                  .map(([kind, every]) => `${kind} every ${every} s`)
+                  .join(", ")
+              : "none",
+          ),
+        ),
+        card(
+          "Internal indications",
+          h(
+            "div",
+            { class: "iin-grid" },
+            IIN_NAMES.map((name, bit) =>
+              h("span", { class: `iin-bit${indications.has(name) ? " set" : ""}`, dataset: { iin: name } }, lamp(indications.has(name) ? (TROUBLE.has(name) ? "alarm" : "on") : "off", name), ` ${bit < 8 ? "IIN1" : "IIN2"}.${bit % 8} ${name}`),
+            ),
+          ),
+        ),
+        card(
+          "Deviations",
+          Object.keys(entry.deviations).length
+            ? facts(Object.entries(entry.deviations).map(([k, v]) => [k, String(v)]))
+            : h("p", { class: "muted" }, "none on: the master keeps every protocol rule"),
+        ),
+      ),
+    );
+  }
+  return pane;
+}
+
+export function facts(pairs) {
+  return h(
+    "dl",
+    { class: "facts" },
+    pairs.map(([k, v]) => [h("dt", null, k), h("dd", null, v)]),
+  );
+}

@@ -1,0 +1,307 @@
+"""The console in a real browser (Debian's Chromium under Playwright) against the service
+with the simulated DER and a plain outstation of 9,000 points (tests/console/site.py).
+
+One browser and one service for the module; each test has a fresh browser context (its own
+storage). Screenshots of every tab go to test-artifacts/console/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from gridwire.master.bus import BACKLOG_LIMIT
+from tests.console.browser import VIEWPORT, Watched, launch
+from tests.console.site import PLAIN_POINTS, Site, console_site
+from tests.support.tshark import tshark_fields
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+TABS = ["overview", "points", "commands", "events", "traffic", "requests", "log"]
+TOKEN = "console-test-token"
+WAIT_MS = 15_000
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    yield from launch()
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Site]:
+    with console_site(secured_token=TOKEN) as running:
+        yield running
+
+
+@pytest.fixture
+def watched(browser: Browser) -> Iterator[Watched]:
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)  # type: ignore[arg-type]
+    watched = Watched(context.new_page())
+    watched.attach()
+    try:
+        yield watched
+    finally:
+        context.close()
+
+
+def open_console(watched: Watched, site: Site, outstation: str, tab: str = "overview") -> Page:
+    page = watched.page
+    page.goto(f"{site.url}#/{outstation}/{tab}")
+    page.wait_for_selector(".stream .lamp.on", timeout=WAIT_MS)
+    page.wait_for_function(
+        "name => window.gridwire.state.stations.get(name)?.loaded === true",
+        arg=outstation,
+        timeout=WAIT_MS,
+    )
+    return page
+
+
+def pane(page: Page, tab: str) -> Any:
+    return page.locator(f".pane-{tab}")
+
+
+@pytest.mark.parametrize("outstation", ["der", "plain"])
+def test_every_tab_renders_without_errors(watched: Watched, site: Site, outstation: str) -> None:
+    page = open_console(watched, site, outstation)
+    for tab in TABS:
+        page.click(f"#tab-{tab}")
+        page.wait_for_selector(f".pane-{tab}:not([hidden])")
+        assert page.get_attribute(f"#tab-{tab}", "aria-selected") == "true"
+        assert pane(page, tab).inner_text().strip(), f"{tab} shows nothing"
+        page.wait_for_timeout(150)  # let live rows settle before the picture
+        watched.shot(f"{outstation}-{tab}")
+    assert page.inner_text(".top .title") == outstation
+    watched.assert_clean()
+
+
+def test_points_show_values_that_change_live(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "plain", "points")
+    total = sum(PLAIN_POINTS.values())
+    page.wait_for_selector(f"text={total} shown")
+    # 9,000 points, a screenful of row elements.
+    rows = page.locator(".vt-points .vspacer .vrow:not([hidden])").count()
+    assert 10 < rows < 120, rows
+    page.click(".segments button[data-type='ai']")
+    page.fill(".pane-points input.filter", "17")
+    page.wait_for_selector("text=1 shown")
+    value = page.locator(".vt-points .vspacer .vrow:not([hidden]) span:nth-child(4)")
+    assert value.inner_text() == "17"
+
+    site.call(lambda: site.plain_device.database.update("ai", 17, 4321, now=site.plain.clock()))
+    site.call(site.plain._wake.set)
+    page.wait_for_function(
+        "() => document.querySelector('.vt-points .vspacer .vrow:not([hidden]) span:nth-child(4)')"
+        ".textContent === '4321'",
+        timeout=WAIT_MS,
+    )
+    assert "event" in page.locator(".vt-points .vspacer .vrow:not([hidden])").inner_text()
+    page.click("#tab-events")
+    page.wait_for_selector(".vt-events .vrow:has-text('unsolicited'):has-text('4321')")
+    watched.shot("plain-points-live")
+    watched.assert_clean()
+
+
+def test_operate_from_commands_reaches_the_outstation(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "plain", "points")
+    # The Operate shortcut on an output's row opens Commands with the output filled in.
+    page.click(".segments button[data-type='ao']")
+    page.fill(".pane-points input.filter", "7")
+    page.wait_for_selector("text=1 shown")
+    page.click(".vt-points .vspacer .vrow:not([hidden]) button[data-action='operate']")
+    page.wait_for_selector(".pane-commands:not([hidden])")
+    form = page.locator("form.operate")
+    assert form.locator("select[name='type']").input_value() == "ao"
+    assert form.locator("input[name='index']").input_value() == "7"
+    form.locator("input[name='value']").fill("4242")
+    form.locator("select[name='mode']").select_option("select")
+    before = len(site.plain_device.log)
+    form.locator("button[type='submit']").click()
+    said = form.locator(".msg")
+    said.filter(has_text="read back").wait_for(timeout=WAIT_MS)
+    assert said.inner_text() == "accepted: SUCCESS; read back 4242"
+    watched.shot("plain-commands-operate")
+
+    # On the outstation's side: a select, then an operate, of ao 7 to 4242; nothing else.
+    received = site.call(lambda: list(site.plain_device.log[before:]))
+    assert [(mode, command.index, command.value) for mode, command in received] == [
+        ("select", 7, 4242),
+        ("operate", 7, 4242),
+    ]
+    assert site.call(lambda: site.plain_device.database.get("ao", 7).value) == 4242
+    watched.assert_clean()
+
+
+def test_a_missing_or_refused_token_is_asked_for(watched: Watched, site: Site) -> None:
+    assert site.secured is not None
+    page = watched.page
+    page.goto(site.secured.base_url + "/")
+    dialog = page.locator("#token-dialog")
+    dialog.wait_for(timeout=WAIT_MS)
+    dialog.locator("input[name='token']").fill("not-the-token")
+    dialog.locator("button[type='submit']").click()
+    page.locator("#token-dialog .msg.error").filter(has_text="refused").wait_for(timeout=WAIT_MS)
+    page.locator("#token-dialog input[name='token']").fill(TOKEN)
+    page.locator("#token-dialog button[type='submit']").click()
+    page.wait_for_selector(".stream .lamp.on", timeout=WAIT_MS)
+    assert page.locator("#token-dialog").count() == 0
+    assert "none yet" in page.inner_text(".outstations")
+    watched.shot("token-after-prompt")
+    # Only the wrong token was refused.
+    assert all("HTTP 401" in f for f in watched.failed), watched.failed
+    assert not watched.errors or all("401" in e for e in watched.errors), watched.errors
+
+    # Given in the address, the token is kept for the session and leaves the address bar.
+    second = page.context.new_page()
+    second.goto(site.secured.base_url + f"/?token={TOKEN}#/x/log")
+    second.wait_for_selector(".stream .lamp.on", timeout=WAIT_MS)
+    assert "token" not in second.url
+    assert second.evaluate("sessionStorage.getItem('gridwire.token')") == TOKEN
+    assert second.locator("#token-dialog").count() == 0
+
+
+def test_traffic_decodes_a_frame_and_saves_a_pcap_tshark_reads(
+    watched: Watched, site: Site, tmp_path: Path, tshark: None
+) -> None:
+    page = open_console(watched, site, "der", "commands")
+    page.click("button[data-scan='class0']")
+    page.locator(".command-cards .msg.ok").filter(has_text="READ complete").wait_for(
+        timeout=WAIT_MS
+    )
+    page.click("#tab-traffic")
+    response = page.locator(".vt-frames .vspacer .vrow:not([hidden])").filter(has_text="RESPONSE")
+    response.first.click()
+    detail = page.locator(".frame-detail")
+    for layer in ("Link", "Transport", "Application", "Objects"):
+        assert detail.locator("h4", has_text=re.compile(f"^{layer}$")).count() == 1, layer
+    assert "header CRC" in detail.inner_text() and "good" in detail.inner_text()
+    assert "129 RESPONSE" in detail.inner_text()
+    for shade in ("link", "crc", "transport", "app", "objects"):
+        assert detail.locator(f".octets .o.{shade}").count() > 0, shade
+    octets = detail.locator(".octets .o").count()
+    watched.shot("der-traffic-decoded")
+
+    # The octets shown are the frame's, 05 64 first.
+    assert detail.locator(".octets .o").nth(0).inner_text() == "05"
+    assert detail.locator(".octets .o").nth(1).inner_text() == "64"
+    assert octets > 10
+
+    with page.expect_download() as download_info:
+        page.click("text=Save as pcap")
+    saved = tmp_path / "console.pcap"
+    download_info.value.save_as(saved)
+    page.locator(".pane-traffic .msg.ok").filter(has_text="saved").wait_for(timeout=WAIT_MS)
+    frames = int(
+        re.search(r"saved (\d+) frames", page.inner_text(".pane-traffic .msg.ok")).group(1)
+    )  # type: ignore[union-attr]
+    assert saved.read_bytes()[:4] in (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4")
+    rows = tshark_fields(saved, site.der.port, ["dnp3.src", "dnp3.dst", "dnp3.ctl.prifunc"], "dnp3")
+    assert len(rows) == frames > 0
+    assert {tuple(r[:2]) for r in rows} <= {("1", "1024"), ("1024", "1")}
+    watched.assert_clean()
+
+
+def test_the_frame_decoder_reads_what_the_master_summarizes(watched: Watched, site: Site) -> None:
+    """For every frame the master kept, the page's decoder names the same application
+    function and sequence as the master's own summary, and it never throws."""
+    page = open_console(watched, site, "der", "traffic")
+    checked = page.evaluate(
+        """async () => {
+            const { decodeFrame } = await import('./console/dnp3.js');
+            const frames = window.gridwire.state.stations.get('der').frames;
+            const out = [];
+            for (const f of frames) {
+                if (f.dropped) continue;
+                const d = decodeFrame(f.hex);
+                const app = d.layers.find((l) => l.name === 'Application');
+                const fn = app?.fields.find(([k]) => k === 'function')?.[1] ?? null;
+                const seq = app?.fields.find(([k]) => k === 'sequence')?.[1] ?? null;
+                out.push([f.summary, fn, seq, d.problems]);
+            }
+            return out;
+        }"""
+    )
+    assert checked
+    for summary, function, sequence, problems in checked:
+        assert problems == [], (summary, problems)
+        match = re.search(r"\| AL (\w+) seq=(\d+)", summary)
+        if match is None:
+            continue  # a later segment: its application header came before
+        assert function is not None and function.split(" ", 1)[1] == match.group(1), summary
+        assert sequence == match.group(2), summary
+    watched.assert_clean()
+
+
+def test_the_frame_decoder_takes_any_octets(watched: Watched, site: Site) -> None:
+    """Arbitrary octets, and frames cut or corrupted anywhere, are read without an exception
+    and every octet gets a layer."""
+    page = open_console(watched, site, "der", "log")
+    import random
+
+    rng = random.Random(1815)
+    good = bytes.fromhex("056414c400040100e9b6c0c0013c02063c03063c04063c01068a51")
+    samples = [good[:n] for n in range(len(good) + 1)]
+    for _ in range(400):
+        mutated = bytearray(good + bytes(rng.randrange(256) for _ in range(rng.randrange(300))))
+        for _ in range(rng.randrange(6)):
+            mutated[rng.randrange(len(mutated))] = rng.randrange(256)
+        samples.append(bytes(mutated))
+        samples.append(bytes(rng.randrange(256) for _ in range(rng.randrange(40))))
+    hexes = [base64.b16encode(s).decode().lower() for s in samples]
+    result = page.evaluate(
+        """async (hexes) => {
+            const { decodeFrame } = await import('./console/dnp3.js');
+            const failures = [];
+            for (const hex of hexes) {
+                try {
+                    const d = decodeFrame(hex);
+                    if (d.shade.length !== hex.length / 2 || d.shade.some((s) => !s)) failures.push([hex, 'shade']);
+                } catch (error) {
+                    failures.push([hex, String(error)]);
+                }
+            }
+            return failures;
+        }""",
+        hexes,
+    )
+    assert result == []
+    watched.assert_clean()
+
+
+def test_after_lost_the_page_reads_its_state_again(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "plain", "events")
+    # An event the page sees arrive...
+    site.call(lambda: site.plain_device.database.update("bi", 5, False, now=site.plain.clock()))
+    site.call(site.plain._wake.set)
+    page.wait_for_function(
+        "() => window.gridwire.state.stations.get('plain').events.length > 0", timeout=WAIT_MS
+    )
+    watched.api_ops.clear()
+
+    # ...then the master forgets its events (no event says so) and the page falls more than
+    # the backlog behind: it is told `lost`, and reads everything again.
+    def flood() -> None:
+        site.running.master.clear("plain", "events")
+        for _ in range(BACKLOG_LIMIT + 1):
+            site.running.master.bus.publish("outstations", {})
+
+    site.call(flood)
+    page.wait_for_function(
+        "() => window.gridwire.state.log.some((e) => e.text.includes('updates dropped'))",
+        timeout=WAIT_MS,
+    )
+    page.wait_for_function(
+        "() => window.gridwire.state.stations.get('plain').events.length === 0 &&"
+        " window.gridwire.state.stations.get('plain').loaded",
+        timeout=WAIT_MS,
+    )
+    assert {"status", "values", "events", "trace"} <= set(watched.api_ops), watched.api_ops
+    page.click("#tab-log")
+    page.wait_for_selector(f".vt-log .vrow:has-text('{BACKLOG_LIMIT} updates dropped')")
+    watched.shot("plain-log-after-lost")
+    watched.assert_clean()
