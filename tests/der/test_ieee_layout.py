@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gridwire.cli import main
 from gridwire.der import load_map
@@ -364,3 +366,37 @@ def test_tables_build_installs_it(tmp_path: Path, capsys: pytest.CaptureFixture[
     installed = load_map(out)
     assert len(installed) == 29 and installed.blocks["Meter_AI"] == 500
     assert installed.at(Address(Kind.AI, 503)).associated == Address(Kind.AO, 401)  # type: ignore[union-attr]
+
+
+key_cells = (
+    st.none()
+    | st.integers(-5, 70000)
+    | st.sampled_from(["Meters", "Exp", "BO", "AI", "Length", "n/a", "many", "AI5", 5000.0, 2.5])
+)
+index_cells = st.lists(
+    st.sampled_from(["Meter", "HM", "EX", "Exp", "_", "AI", "AO", "+", "-", " ", "(m)", "mhai"])
+    | st.sampled_from(["3", "5000", ". . .", "words", "(", ")", "#", "2nd"]),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(12, 14),
+    st.lists(key_cells, min_size=8, max_size=8),
+    st.sampled_from([(11, 1), (14, 1), (11, 11), (10, 1)]),
+    index_cells,
+)
+def test_any_key_row_and_index_cell_are_read_or_refused(
+    key_row: int, row: list[Any], place: tuple[int, int], cell: str
+) -> None:
+    changes: Changes = {
+        "Key": {(key_row, number): value for number, value in enumerate(row, start=9)},
+        "AI": {place: cell},
+    }
+    try:
+        result = load(changes)
+    except WorkbookError as exc:
+        assert str(exc).startswith("w.xlsx: ")
+        return
+    assert len(result.point_map) >= 20
