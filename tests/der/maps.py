@@ -109,7 +109,7 @@ def small_map() -> PointMap:
         _p(Kind.AI, 301, "Volt-var vars aimed at", purpose="Volt-Var", enable=29, units="var"),
     ]
     function = DerFunction(
-        key="volt_var",
+        key="volt-var",
         name="Volt-Var",
         purpose="Volt-Var",
         enable=29,

@@ -98,12 +98,12 @@ def test_what_the_issue_asks_for_is_there() -> None:
 def test_six_functions_and_one_unsupported() -> None:
     keys = {f.key for f in DEMO.functions}
     assert keys >= {
-        "volt_var",
-        "volt_watt",
-        "active_power_limit",
-        "constant_power_factor",
-        "constant_vars",
-        "charge_discharge",
+        "volt-var",
+        "volt-watt",
+        "active-power-limit",
+        "constant-power-factor",
+        "constant-vars",
+        "charge-discharge",
     }
     for function in DEMO.functions:
         enable = DEMO.at(f"BO{function.enable}")
@@ -112,8 +112,8 @@ def test_six_functions_and_one_unsupported() -> None:
         for index in function.settings:
             assert DEMO.mirror(DEMO.at(f"AO{index}")) is not None  # type: ignore[arg-type]
     supported = {f.key: DEMO.at(f"BI{f.supports}").value for f in DEMO.functions}  # type: ignore[union-attr]
-    assert supported["watt_var"] is False
-    assert all(v is True for k, v in supported.items() if k != "watt_var")
+    assert supported["watt-var"] is False
+    assert all(v is True for k, v in supported.items() if k != "watt-var")
 
 
 def test_curve_block() -> None:
@@ -129,9 +129,9 @@ def test_curve_block() -> None:
     # The tables give the curve points no multiplier: the curve's units scale them.
     assert all(DEMO.at(f"AO{i}").multiplier == 1.0 for i in range(249, 449))  # type: ignore[union-attr]
     assert {f.key: f.curve_types for f in DEMO.functions if f.curves} == {
-        "volt_watt": (5,),
-        "volt_var": (2,),
-        "watt_var": (4,),
+        "volt-watt": (5,),
+        "volt-var": (2,),
+        "watt-var": (4,),
     }
 
 

@@ -57,14 +57,14 @@ def an2018_like() -> list[Point]:
 def test_functions_from_an2018_style_names() -> None:
     functions = {f.key: f for f in derive_functions(an2018_like(), TYPES)}
     # BO7 starts with "Enable" but no "Supports ..." input matches it: not a function.
-    assert set(functions) == {"volt_watt", "volt_var_control"}
-    vw = functions["volt_watt"]
+    assert set(functions) == {"volt-watt", "volt-var-control"}
+    vw = functions["volt-watt"]
     assert (vw.name, vw.enable, vw.supports, vw.enabled) == ("Volt-Watt", 25, 44, 77)
     # Both enables have purpose "Function", so settings come by section.
     assert vw.settings == (173, 174)
     # "Voltage-Watt modes" is a volt-watt curve: voltage reads as volt.
     assert vw.curves == (CurveRef(173, (5,)),)
-    vv = functions["volt_var_control"]
+    vv = functions["volt-var-control"]
     assert (vv.name, vv.settings, vv.curves) == ("Volt-VAR Control", (217,), (CurveRef(217, (2,)),))
 
 
@@ -91,7 +91,7 @@ def test_keys_stay_distinct() -> None:
         Point(Kind.BO, 2, "Enable X. Again"),
         Point(Kind.BI, 3, "Supports X"),
     ]
-    assert [f.key for f in derive_functions(points)] == ["x", "x_2"]
+    assert [f.key for f in derive_functions(points)] == ["x", "x-2"]
 
 
 def window(selector: int = 10, readback: int = 20, pairs: int = 2) -> list[Point]:

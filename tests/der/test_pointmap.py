@@ -50,7 +50,7 @@ def test_name_of_an_object_by_its_api_type() -> None:
 
 
 def test_a_function_claims_its_points() -> None:
-    function = MAP.function("volt_var")
+    function = MAP.function("volt-var")
     assert function is not None
     # supports, enable, enabled, the setting and its mirror, and the input marked with BO29.
     assert addresses(MAP.function_points(function)) == [
@@ -66,7 +66,7 @@ def test_a_function_claims_its_points() -> None:
     assert function.curve_types == (2,)
 
 
-@pytest.mark.parametrize("text", ["volt_var", "VOLT-VAR", "bo29", "Volt-var enable"])
+@pytest.mark.parametrize("text", ["volt-var", "VOLT-VAR", "bo29", "Volt-var enable"])
 def test_group_names_a_function(text: str) -> None:
     assert addresses(MAP.group(text))[:3] == ["BI48", "BI81", "BO29"]
 
@@ -80,7 +80,7 @@ def test_group_unknown_lists_what_there_is() -> None:
     with pytest.raises(
         RequestError,
         match=r"no function or purpose is named 'Weather' "
-        r"\(functions: volt_var; purposes: .*Monitoring",
+        r"\(functions: volt-var; purposes: .*Monitoring",
     ):
         MAP.group("Weather")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 
 from gridwire.der.demo import demo_map
-from gridwire.der.records import function_records, profile_of
+from gridwire.der.records import profile_of
 from tests.der.maps import small_map
 
 
@@ -44,18 +44,3 @@ def test_demo_profile_sections_and_mandatory() -> None:
     meter = next(p for p in profile.ai if p.index == 537)
     assert (meter.section, meter.mandatory) == ("System meter", True)
     assert len(profile.ao) == len(demo_map().by_kind("AO"))
-
-
-def test_function_records_give_settings_with_units_and_ranges() -> None:
-    records = {r.key: r for r in function_records(demo_map())}
-    pf = records["constant_power_factor"]
-    assert (pf.supports, pf.enable, pf.enabled) == ("BI47", "BO28", "BI80")
-    setpoint = next(s for s in pf.settings if s.address == "AO210")
-    # 0..100 transmitted, x 0.01: a power factor of 0 to 1.
-    assert (setpoint.minimum, setpoint.maximum, setpoint.multiplier) == (0, 100, 0.01)
-    assert (setpoint.low, setpoint.high, setpoint.readback) == (0.0, 1.0, "AI288")
-    target = next(s for s in records["charge_discharge"].settings if s.address == "AO93")
-    assert (target.units, target.low, target.high) == ("%", -100.0, 100.0)
-    assert records["volt_var"].curve_types == [2]
-    data = orjson.loads(orjson.dumps(records["volt_var"]))
-    assert data["settings"][0]["address"] == "AO212"

@@ -1,6 +1,6 @@
 """The IEEE 1815.2 (DNP3 for DER) point map: points, DER functions and the curve block; the JSON
 map format; the loader of IEEE's companion workbook; the built-in demo map; point naming for the
-master; the records of the `profile` operation and of the DER functions listing.
+master; the records of the `profile` operation.
 
 Typical use::
 
@@ -16,14 +16,7 @@ from gridwire.der.functions import Curve, CurveBlock, CurveRef, DerFunction
 from gridwire.der.mapfile import dumps, load_map, loads, save_map
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Address, Kind, Point
-from gridwire.der.records import (
-    FunctionRecord,
-    Profile,
-    ProfilePoint,
-    SettingRecord,
-    function_records,
-    profile_of,
-)
+from gridwire.der.records import Profile, ProfilePoint, profile_of
 from gridwire.der.store import default_tables_path, installed_tables, load_point_map
 from gridwire.der.text import EnumValue
 
@@ -36,19 +29,16 @@ __all__ = [
     "DerFunction",
     "EnumValue",
     "FetchError",
-    "FunctionRecord",
     "Kind",
     "MapError",
     "Point",
     "PointMap",
     "Profile",
     "ProfilePoint",
-    "SettingRecord",
     "WorkbookError",
     "default_tables_path",
     "demo_map",
     "dumps",
-    "function_records",
     "installed_tables",
     "load_map",
     "load_point_map",

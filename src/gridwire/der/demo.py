@@ -587,13 +587,13 @@ class _FunctionSpec:
 
 
 _FUNCTIONS = [
-    _FunctionSpec("active_power_limit", "Active Power Limit", 36, 17, 69, True, True),
-    _FunctionSpec("charge_discharge", "Charge/Discharge", 37, 18, 70, True, False),
-    _FunctionSpec("volt_watt", "Volt-Watt", 44, 25, 77, True, True),
-    _FunctionSpec("constant_vars", "Constant VArs", 46, 27, 79, True, True),
-    _FunctionSpec("constant_power_factor", "Constant Power Factor", 47, 28, 80, True, True),
-    _FunctionSpec("volt_var", "Volt-VAr", 48, 29, 81, True, True),
-    _FunctionSpec("watt_var", "Watt-VAr", 49, 30, 82, False, True),
+    _FunctionSpec("active-power-limit", "Active Power Limit", 36, 17, 69, True, True),
+    _FunctionSpec("charge-discharge", "Charge/Discharge", 37, 18, 70, True, False),
+    _FunctionSpec("volt-watt", "Volt-Watt", 44, 25, 77, True, True),
+    _FunctionSpec("constant-vars", "Constant VArs", 46, 27, 79, True, True),
+    _FunctionSpec("constant-power-factor", "Constant Power Factor", 47, 28, 80, True, True),
+    _FunctionSpec("volt-var", "Volt-VAr", 48, 29, 81, True, True),
+    _FunctionSpec("watt-var", "Watt-VAr", 49, 30, 82, False, True),
 ]
 
 
@@ -709,7 +709,7 @@ def _functions(b: _Builder) -> list[DerFunction]:
     specs = {spec.key: spec for spec in _FUNCTIONS}
     built = []
 
-    apl = _Function(b, specs["active_power_limit"])
+    apl = _Function(b, specs["active-power-limit"])
     apl.common(82, 142, meter=True)
     apl.reading(147, "reference power measured", "W")
     apl.setting(
@@ -729,7 +729,7 @@ def _functions(b: _Builder) -> list[DerFunction]:
     )
     built.append(apl.build())
 
-    cd = _Function(b, specs["charge_discharge"])
+    cd = _Function(b, specs["charge-discharge"])
     cd.common(89, 150, meter=False)
     cd.setting(
         93,
@@ -745,7 +745,7 @@ def _functions(b: _Builder) -> list[DerFunction]:
     cd.setting(101, 162, "maximum storage reserve", value=900, **SIGNED_PERCENT)
     built.append(cd.build())
 
-    vw = _Function(b, specs["volt_watt"])
+    vw = _Function(b, specs["volt-watt"])
     vw.common(168, 242, meter=True)
     vw.reading(247, "voltage measured", "V", multiplier=0.1, minimum=0)
     vw.setting(173, 248, "curve number", value=2, mandatory=True)
@@ -755,7 +755,7 @@ def _functions(b: _Builder) -> list[DerFunction]:
     vw.rates(177, 253, STORAGE_RATES)
     built.append(vw.build((CurveRef(173, (5,)),)))
 
-    cv = _Function(b, specs["constant_vars"])
+    cv = _Function(b, specs["constant-vars"])
     cv.common(199, 277, meter=False)
     cv.setting(
         203,
@@ -768,14 +768,14 @@ def _functions(b: _Builder) -> list[DerFunction]:
     cv.time_constants(204, 282)
     built.append(cv.build())
 
-    pf = _Function(b, specs["constant_power_factor"])
+    pf = _Function(b, specs["constant-power-factor"])
     pf.common(206, 284, meter=False)
     power_factor = {"multiplier": 0.01, "maximum": 100, "value": 100}
     pf.setting(210, 288, "setpoint when generating", mandatory=True, **power_factor)
     pf.setting(211, 289, "setpoint when charging", **power_factor)
     built.append(pf.build())
 
-    vv = _Function(b, specs["volt_var"])
+    vv = _Function(b, specs["volt-var"])
     vv.common(212, 290, meter=True)
     vv.reading(295, "voltage measured", "V", multiplier=0.1, minimum=0)
     vv.reading(296, "voltage reference in effect", "V", multiplier=0.1, minimum=0)
@@ -785,7 +785,7 @@ def _functions(b: _Builder) -> list[DerFunction]:
     vv.reading(301, "reactive power aimed at", "var")
     built.append(vv.build((CurveRef(217, (2,)),)))
 
-    wv = _Function(b, specs["watt_var"])
+    wv = _Function(b, specs["watt-var"])
     wv.common(221, 302, meter=True)
     wv.reading(307, "active power measured", "W", minimum=0)
     wv.setting(226, 308, "curve number", value=3)

@@ -7,7 +7,8 @@ profile's conventions from the names:
   named "Supports ..." with the same rest of the name (ignoring case, spacing and punctuation)
   exists, or else the one "Supports ..." BI of the same purpose does;
 - the function's name is the enable output's first sentence without "Enable" and a final
-  "Mode" or "Function"; its enabled input is the enable output's associated BI;
+  "Mode" or "Function"; its key is the name in lower case with each run of other characters
+  a hyphen (``volt-var``); its enabled input is the enable output's associated BI;
 - its settings are the AOs of the enable output's purpose when no other enable output shares
   that purpose, else the AOs whose section names the function;
 - a setting whose name speaks of a curve index or number takes the curve types (values of the
@@ -63,10 +64,12 @@ def _curve_key(text: str) -> str:
 
 
 def _slug(name: str, taken: set[str]) -> str:
-    base = re.sub(r"[^a-z0-9]+", "_", normalize(name)).strip("_") or "function"
+    """The key of a function named ``name``: lower case, each run of other characters one
+    hyphen (``Volt-VAr`` is ``volt-var``); ``-2``, ``-3``... after a key already taken."""
+    base = re.sub(r"[^a-z0-9]+", "-", normalize(name)).strip("-") or "function"
     key, n = base, 2
     while key in taken:
-        key, n = f"{base}_{n}", n + 1
+        key, n = f"{base}-{n}", n + 1
     taken.add(key)
     return key
 

@@ -1,5 +1,5 @@
-"""Records the master answers with from the map alone: the points of a profile (the `profile`
-operation) and the DER functions with their settings (the listing part of der.functions).
+"""The record the master answers the `profile` operation with, from the map alone (the DER
+functions with their settings are listed by der.functions, :mod:`gridwire.derops.functions`).
 
 The spec's "Point of a profile" record has no kind: it is the same record for every kind. A
 profile is therefore answered as one list per kind, keyed by the ``type`` the API gives objects
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gridwire.der.pointmap import PointMap
-from gridwire.der.points import Address, Kind, Number, Point
+from gridwire.der.points import Kind, Point
 from gridwire.der.text import EnumValue
 
 
@@ -77,75 +77,3 @@ def profile_of(point_map: PointMap) -> Profile:
         ai=listed(Kind.AI),
         ao=listed(Kind.AO),
     )
-
-
-@dataclass(slots=True)
-class SettingRecord:
-    """A function's setting: an analog output, its range as transmitted and in its units
-    (``low``/``high``), and the input that reads it back."""
-
-    address: str
-    name: str
-    units: str | None
-    minimum: Number | None
-    maximum: Number | None
-    multiplier: float
-    offset: float
-    low: float | None
-    high: float | None
-    enumeration: list[EnumValue] | None
-    readback: str | None
-
-
-@dataclass(slots=True)
-class FunctionRecord:
-    """A DER function by the addresses of its points; ``curve_types`` are the curve types
-    (values of the curve block's type point) its curve settings take."""
-
-    key: str
-    name: str
-    purpose: str
-    supports: str | None
-    enable: str
-    enabled: str | None
-    settings: list[SettingRecord]
-    curve_types: list[int]
-
-
-def function_records(point_map: PointMap) -> list[FunctionRecord]:
-    """Every function of the map with its settings, units and ranges."""
-    records = []
-    for function in point_map.functions:
-        settings = []
-        for index in function.settings:
-            point = point_map[Address(Kind.AO, index)]
-            low, high = point.engineering_range
-            mirror = point_map.mirror(point)
-            settings.append(
-                SettingRecord(
-                    address=str(point.address),
-                    name=point.name,
-                    units=point.units,
-                    minimum=point.minimum,
-                    maximum=point.maximum,
-                    multiplier=point.multiplier,
-                    offset=point.offset,
-                    low=low,
-                    high=high,
-                    enumeration=None if point.enumeration is None else list(point.enumeration),
-                    readback=None if mirror is None else str(mirror.address),
-                )
-            )
-        records.append(
-            FunctionRecord(
-                key=function.key,
-                name=function.name,
-                purpose=function.purpose,
-                supports=None if function.supports is None else f"BI{function.supports}",
-                enable=f"BO{function.enable}",
-                enabled=None if function.enabled is None else f"BI{function.enabled}",
-                settings=settings,
-                curve_types=list(function.curve_types),
-            )
-        )
-    return records
