@@ -336,6 +336,10 @@ def test_headers_are_checked_per_sheet(changes: Changes, message: str) -> None:
             "sheet Key, row 24, cell I24: block starts without a label",
         ),
         (
+            {"Key": dict([key(8, "I", "GAP #1")])},
+            "sheet Key, row 8, cell I8: block 'GAP #1' is given already, at row 7",
+        ),
+        (
             {"Key": dict([key(18, "I", "Meters")])},
             "sheet Key, row 18, cell I18: block 'Meter' is given already, at row 12",
         ),

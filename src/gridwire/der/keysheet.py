@@ -103,7 +103,7 @@ class _BlockTable:
     def __init__(self, workbook: str) -> None:
         self.workbook = workbook
         self.blocks: dict[str, int] = {}
-        self.rows: dict[str, int] = {}  # the row that gave each name
+        self.rows: dict[str, int] = {}  # the row that gave each name (folded)
         self.repeated: set[str | None] = set()  # labels given on several rows
 
     def fail(self, number: int, column: int, why: str) -> WorkbookError:
@@ -183,19 +183,15 @@ class _BlockTable:
         name = symbol or label
         if symbol is None and label in self.repeated:  # "Schedules" of 2 items, of 4 items
             name = f"{label} ({note})" if note else f"{label} (row {number})"
-        if self.taken(name):
-            raise self.fail(
-                number, LABEL, f"block '{name}' is given already, at row {self.rows[name]}"
-            )
-        self.rows[name] = number
+        given = self.rows.get(name.casefold())
+        if given is not None:
+            raise self.fail(number, LABEL, f"block '{name}' is given already, at row {given}")
+        self.rows[name.casefold()] = number
         if start is not None:
             self.blocks[name] = start
         for kind, value in typed.items():
             self.blocks[f"{name}_{kind.value}"] = value
         return _Block(name, symbol in EQUIPMENT, typed)
-
-    def taken(self, name: str) -> bool:
-        return name.casefold() in {k.casefold() for k in self.rows}
 
 
 def _has(text: str, word: str) -> bool:
