@@ -353,6 +353,9 @@ def test_key_sheet_lengths_row_rules() -> None:
     # After an equipment block, any label but a block's heads its lengths row ...
     blocks = load({"Key": dict([key(17, "I", "Points per inverter")])}).point_map.blocks
     assert blocks["Inverter_AI per unit"] == 4
+    # ... its own symbol included ...
+    blocks = load({"Key": dict([key(13, "I", "Meter")])}).point_map.blocks
+    assert blocks["Meter_AI per unit"] == 6
     # ... while a row labelled as a block is a block, even right after one.
     blocks = load(
         {"Key": dict([key(13, "I", "Inverters"), key(16, "I", "Chargers")])}

@@ -171,10 +171,11 @@ class _BlockTable:
 
     def is_lengths(self, last: _Block, label: str | None, typed: dict[Kind, int]) -> bool:
         """Whether a row gives the per-unit lengths of the block on the row before: no label
-        of its own, or any but a block's after an equipment block."""
+        of its own, or after an equipment block any label but another block's (its own
+        symbol, ``Meter`` after ``Meters``, included)."""
         if not last.typed or not typed:
             return False
-        return label is None or (last.equipment and symbol_of(label) is None)
+        return label is None or (last.equipment and symbol_of(label) in (None, last.name))
 
     def block(
         self, number: int, label: str, note: str | None, start: int | None, typed: dict[Kind, int]
