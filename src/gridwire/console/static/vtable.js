@@ -108,19 +108,25 @@ export class VirtualRows {
   }
 }
 
-// Restarts a row's flash (a CSS animation) when its item changed within `window` ms.
+// Flashes a row whose item changed within `window` ms. A new change restarts the flash by
+// swapping between two identical animations, which needs no forced layout.
 export function flash(row, changedAt, now, window = 1500) {
-  const on = changedAt && now - changedAt < window;
-  if (!on) {
+  if (!changedAt || now - changedAt >= window) {
     if (row.flashedAt) {
-      row.classList.remove("flash");
+      row.classList.remove("flash-a", "flash-b");
       row.flashedAt = 0;
     }
     return;
   }
   if (row.flashedAt === changedAt) return;
-  row.classList.remove("flash");
-  void row.offsetWidth; // restart the animation
-  row.classList.add("flash");
+  const next = row.classList.contains("flash-a") ? "flash-b" : "flash-a";
+  row.classList.remove("flash-a", "flash-b");
+  row.classList.add(next);
   row.flashedAt = changedAt;
+}
+
+// Sets a cell's text only when it differs, so an unchanged row costs no layout.
+export function put(cell, text) {
+  const value = String(text);
+  if (cell.textContent !== value) cell.textContent = value;
 }

@@ -138,8 +138,7 @@ export function create(ctx) {
         const back = await call("read", { points: { [type]: [index] } }, state.selected);
         const found = back.objects.find((o) => o.type === type && o.index === index);
         said += found ? `; read back ${value(found.value)}` : "; not in the read back";
-        result.append(h("div", { class: "result-title" }, "read back"));
-        showResult(result.appendChild(h("div")), "read", back);
+        showResult(result.appendChild(h("div")), "read back", back);
       }
       return said;
     });

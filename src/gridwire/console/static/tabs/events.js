@@ -4,7 +4,7 @@
 import { h, message, options } from "../dom.js";
 import { clock, dateTime, flags, gv, value } from "../format.js";
 import { on, outstationStatus, state, station } from "../store.js";
-import { VirtualRows } from "../vtable.js";
+import { VirtualRows, put } from "../vtable.js";
 import { clearButton, createPane, noOutstation } from "./pane.js";
 
 export function create() {
@@ -22,16 +22,16 @@ export function create() {
     className: "vt-events",
     columns: [{ title: "received" }, { title: "source" }, { title: "type" }, { title: "index", cls: "num" }, { title: "name" }, { title: "value", cls: "num value" }, { title: "flags" }, { title: "outstation time" }, { title: "object" }],
     fill(cells, e) {
-      cells[0].textContent = e.received ? clock(e.received) : "";
-      cells[1].textContent = e.source;
-      cells[2].textContent = e.type;
-      cells[3].textContent = e.index;
-      cells[4].textContent = e.name ?? "";
-      cells[4].title = e.name ?? "";
-      cells[5].textContent = value(e.value);
-      cells[6].textContent = flags(e.flags);
-      cells[7].textContent = e.time_ms ? dateTime(e.time_ms) : "";
-      cells[8].textContent = gv(e.group, e.variation);
+      put(cells[0], e.received ? clock(e.received) : "");
+      put(cells[1], e.source);
+      put(cells[2], e.type);
+      put(cells[3], e.index);
+      put(cells[4], e.name ?? "");
+      if (cells[4].title !== (e.name ?? "")) cells[4].title = e.name ?? "";
+      put(cells[5], value(e.value));
+      put(cells[6], flags(e.flags));
+      put(cells[7], e.time_ms ? dateTime(e.time_ms) : "");
+      put(cells[8], gv(e.group, e.variation));
     },
   });
   const bar = h("div", { class: "toolbar" }, filter, sources, clear, count, said);

@@ -4,7 +4,7 @@
 import { h, options } from "../dom.js";
 import { clock } from "../format.js";
 import { on, state } from "../store.js";
-import { VirtualRows } from "../vtable.js";
+import { VirtualRows, put } from "../vtable.js";
 import { createPane } from "./pane.js";
 
 export function create() {
@@ -15,11 +15,11 @@ export function create() {
     className: "vt-log",
     columns: [{ title: "time" }, { title: "" }, { title: "what" }, { title: "parameters" }],
     fill(cells, e) {
-      cells[0].textContent = clock(e.time);
-      cells[1].textContent = e.kind;
-      cells[2].textContent = e.text;
-      cells[3].textContent = e.detail ?? "";
-      cells[3].title = e.detail ?? "";
+      put(cells[0], clock(e.time));
+      put(cells[1], e.kind);
+      put(cells[2], e.text);
+      put(cells[3], e.detail ?? "");
+      if (cells[3].title !== (e.detail ?? "")) cells[3].title = e.detail ?? "";
     },
   });
   const pane = createPane("log", "Log", render, ["log"]);

@@ -97,7 +97,13 @@ export function create() {
             "div",
             { class: "iin-grid" },
             IIN_NAMES.map((name, bit) =>
-              h("span", { class: `iin-bit${indications.has(name) ? " set" : ""}`, dataset: { iin: name } }, lamp(indications.has(name) ? (TROUBLE.has(name) ? "alarm" : "on") : "off", name), ` ${bit < 8 ? "IIN1" : "IIN2"}.${bit % 8} ${name}`),
+              h(
+                "span",
+                { class: `iin-bit${indications.has(name) ? " set" : ""}`, dataset: { iin: name }, title: name },
+                lamp(indications.has(name) ? (TROUBLE.has(name) ? "alarm" : "on") : "off", name),
+                h("small", null, ` ${bit < 8 ? "IIN1" : "IIN2"}.${bit % 8} `),
+                name,
+              ),
             ),
           ),
         ),

@@ -6,7 +6,7 @@
 import { h, options, replace } from "../dom.js";
 import { age, dateTime, flags, gv, value } from "../format.js";
 import { POINT_TYPES, on, outstationStatus, state, station } from "../store.js";
-import { VirtualRows, flash } from "../vtable.js";
+import { VirtualRows, flash, put } from "../vtable.js";
 import { createPane, noOutstation } from "./pane.js";
 
 const TYPE_ORDER = Object.fromEntries(POINT_TYPES.map((t, i) => [t, i]));
@@ -55,6 +55,7 @@ export function create(ctx) {
   const filter = h("input", { type: "search", class: "filter", placeholder: "index, 10-20, ONLINE, !ONLINE, or words of the name", "aria-label": "filter points" });
   const which = h("select", { "aria-label": "which points" }, options([["all", "all points"], ["reported", "reported"], ["unreported", "not reported"]], show));
   const shownCount = h("span", { class: "muted count" });
+  const legend = h("span", { class: "muted count", hidden: true }, "✱ mandatory in the profile");
   const table = new VirtualRows({
     className: "vt-points",
     columns: [
@@ -73,7 +74,7 @@ export function create(ctx) {
     actions: { operate: (row) => ctx.go("commands", { operate: { type: row.type, index: row.index } }) },
   });
   const pane = createPane("points", "Points", render);
-  pane.el.append(h("div", { class: "toolbar" }, counts, filter, which, shownCount), table.el);
+  pane.el.append(h("div", { class: "toolbar" }, counts, filter, which, shownCount, legend), table.el);
   const body = pane.el.children;
 
   filter.addEventListener("input", () => {
@@ -94,16 +95,16 @@ export function create(ctx) {
 
   function fillRow(cells, row, el) {
     const now = Date.now();
-    cells[0].textContent = row.type;
-    cells[1].textContent = row.index;
-    cells[2].textContent = (row.mandatory ? "✱ " : "") + (row.name ?? "");
-    cells[2].title = row.name ?? "";
-    cells[3].textContent = shownValue(row);
-    cells[4].textContent = row.reported ? flags(row.flags) : "";
-    cells[5].textContent = row.time_ms ? dateTime(row.time_ms) : "";
-    cells[6].textContent = row.group !== null ? gv(row.group, row.variation) : "";
-    cells[7].textContent = row.reported ? (row.event ? "event" : "static") : "";
-    cells[8].textContent = row.seen ? age(now - row.seen) : "";
+    put(cells[0], row.type);
+    put(cells[1], row.index);
+    put(cells[2], (row.mandatory ? "✱ " : "") + (row.name ?? ""));
+    if (cells[2].title !== (row.name ?? "")) cells[2].title = row.name ?? "";
+    put(cells[3], shownValue(row));
+    put(cells[4], row.reported ? flags(row.flags) : "");
+    put(cells[5], row.time_ms ? dateTime(row.time_ms) : "");
+    put(cells[6], row.group !== null ? gv(row.group, row.variation) : "");
+    put(cells[7], row.reported ? (row.event ? "event" : "static") : "");
+    put(cells[8], row.seen ? age(now - row.seen) : "");
     cells[9].firstChild.hidden = !OUTPUTS.has(row.type);
     el.classList.toggle("unreported", !row.reported);
     el.classList.toggle("offline", row.reported && Array.isArray(row.flags) && row.type !== "bo" && row.type !== "ao" && !row.flags.includes("ONLINE") && row.flags.length > 0);
@@ -147,6 +148,7 @@ export function create(ctx) {
     pane.el.querySelector(".empty")?.remove();
     for (const child of body) child.hidden = false;
     const s = station(entry.name);
+    legend.hidden = !s.profile;
     if (stationSeen !== s || keysSeen !== s.keys) {
       if (stationSeen !== s) table.scrollToTop();
       stationSeen = s;

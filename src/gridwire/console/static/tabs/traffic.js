@@ -7,7 +7,7 @@ import { act, h, message, options, replace } from "../dom.js";
 import { clock } from "../format.js";
 import { decodeFrame } from "../dnp3.js";
 import { on, outstationStatus, state, station } from "../store.js";
-import { VirtualRows } from "../vtable.js";
+import { VirtualRows, put } from "../vtable.js";
 import { clearButton, createPane, noOutstation } from "./pane.js";
 
 const LAYER_NAMES = { link: "link header", crc: "link CRC", transport: "transport", app: "application header", objects: "objects", unread: "not read" };
@@ -44,12 +44,12 @@ export function create() {
     className: "vt-frames",
     columns: [{ title: "id", cls: "num" }, { title: "time" }, { title: "" }, { title: "octets", cls: "num" }, { title: "summary" }],
     fill(cells, f, row) {
-      cells[0].textContent = f.id;
-      cells[1].textContent = clock(f.time_ms);
-      cells[2].textContent = f.direction === "sent" ? "→" : "←";
-      cells[3].textContent = f.hex.length / 2;
-      cells[4].textContent = shortSummary(f);
-      cells[4].title = f.summary;
+      put(cells[0], f.id);
+      put(cells[1], clock(f.time_ms));
+      put(cells[2], f.direction === "sent" ? "→" : "←");
+      put(cells[3], f.hex.length / 2);
+      put(cells[4], shortSummary(f));
+      if (cells[4].title !== (f.summary)) cells[4].title = f.summary;
       row.classList.toggle("received", f.direction === "received");
       row.classList.toggle("dropped", Boolean(f.dropped));
     },
