@@ -28,6 +28,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from tests.console.browser import CHROMIUM, FLAGS
 from tests.support.net import free_port, wait_listening
 from tests.support.peers import yadnp3_outstation
 from tests.support.processes import running
@@ -36,15 +37,6 @@ PER_TYPE = 1286
 POINTS = PER_TYPE * 7
 UPDATES = 1000
 RUNS = 5
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 
 
 @contextmanager
@@ -119,7 +111,7 @@ def _ms(values: list[float]) -> str:
 
 
 def main() -> None:
-    if not os.access("/usr/bin/chromium", os.X_OK):
+    if not os.access(CHROMIUM, os.X_OK):
         print("   skipped: /usr/bin/chromium is not installed (apt-get install chromium)")
         return
     try:
@@ -132,9 +124,7 @@ def main() -> None:
         console(peer.port) as url,
         sync_playwright() as playwright,
     ):
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", headless=True, args=FLAGS
-        )
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         opened: list[float] = []
         end_to_end: list[float] = []
         for _ in range(RUNS):
