@@ -268,6 +268,16 @@ def test_a_unit_1_row_beyond_the_units_length_is_reported() -> None:
     )
 
 
+def test_headers_in_other_words_load() -> None:
+    # What is checked is the order; a column may be headed in other common words.
+    changes: Changes = {
+        "AO": {(1, 5): "Scale", (2, 5): "Factor"},
+        "AI": {(1, 10): "Fixed", (1, 11): "Corresponding", (1, 12): "Category"},
+        "BO": {(1, 3): "State when", (2, 3): "False", (1, 4): "State when", (2, 4): "True"},
+    }
+    assert len(load(changes).point_map) == 29
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [

@@ -3,7 +3,8 @@
 Each point sheet has two header rows; a column's heading is the two joined (the first row
 often spans several columns, the second says which). Every column's heading must say what the
 column holds (``Minimum``, ``Assoc. AI``, ``Mandatory for 1547``...), so a workbook whose
-columns moved is refused rather than misread.
+columns moved is refused rather than misread. The words looked for are few and broad (a
+heading may say ``Scale factor`` or ``Multiplier``); the order is what is checked.
 """
 
 from __future__ import annotations
@@ -43,21 +44,21 @@ def _heading(title: str, needs: str, unless: str | None = None) -> Heading:
 
 HEADINGS: dict[str, Heading] = {
     "index": _heading("Point Index", r"index|point"),
-    "name": _heading("Name", r"name|description"),
+    "name": _heading("Name", r"name|description|label"),
     "event_class": _heading("Default Event Class", r"class", r"frozen"),
-    "state0": _heading("Value is 0", r"(?<![\d.])0(?![\d.])"),
-    "state1": _heading("Value is 1", r"(?<![\d.])1(?![\d.])"),
+    "state0": _heading("Value is 0", r"(?<![\d.])0(?![\d.])|\bfalse\b|\bzero\b"),
+    "state1": _heading("Value is 1", r"(?<![\d.])1(?![\d.])|\btrue\b"),
     "iec61850": _heading("IEC61850", r"61850|iec"),
-    "associated": _heading("Associated point", r"assoc|pair|mirror"),
-    "purpose": _heading("Purpose", r"purpose"),
+    "associated": _heading("Associated point", r"assoc|pair|mirror|correspond"),
+    "purpose": _heading("Purpose", r"purpose|category"),
     "mandatory": _heading("Mandatory for IEEE 1815.2", r"mandatory|required|1815", r"1547"),
     "mandatory_1547": _heading("Mandatory for 1547", r"1547"),
     "minimum": _heading("Minimum", r"min"),
     "maximum": _heading("Maximum", r"max"),
-    "multiplier": _heading("Multiplier", r"multipl|scal"),
+    "multiplier": _heading("Multiplier", r"multipl|scal|factor"),
     "offset": _heading("Offset", r"offset"),
     "units": _heading("Units", r"unit"),
-    "value": _heading("Value", r"value"),
+    "value": _heading("Value", r"value|fixed|constant"),
     "frozen": _heading("Frozen Counter Exists", r"frozen", r"class"),
     "frozen_event_class": _heading(
         "Default Class of the frozen counter", r"frozen.*class|class.*frozen"
