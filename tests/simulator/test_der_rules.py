@@ -82,8 +82,10 @@ def test_values_out_of_range_are_refused(der: SimulatedDer) -> None:
     assert ao(der, 88, -1) is S.OUT_OF_RANGE
     assert value(der, "ao", 88) == 1000
     assert ao(der, 88, 1000) is S.SUCCESS
-    # A float command is rounded to the nearest whole number first.
-    assert ao(der, 88, 499.6) is S.SUCCESS and value(der, "ao", 88) == 500
+    # A float command (g41v3/v4) is the engineering value, held as the nearest whole number
+    # as transmitted: 49.96 % at a multiplier of 0.1 is 500; 100.06 % is 1001, out of range.
+    assert ao(der, 88, 49.96) is S.SUCCESS and value(der, "ao", 88) == 500
+    assert ao(der, 88, 100.06) is S.OUT_OF_RANGE and value(der, "ao", 88) == 500
 
 
 def test_enabling_a_function_sets_its_enabled_input_and_its_inputs_online(

@@ -11,6 +11,7 @@ service only calls.
 from gridwire.master.bus import EventBus, Subscriber
 from gridwire.master.clock import SystemClock
 from gridwire.master.conditions import EventCondition, IndicationCondition, ValueCondition
+from gridwire.master.controls import Control, ControlProfile
 from gridwire.master.gate import READ_ONLY_FUNCTIONS, commands
 from gridwire.master.master import BROADCAST_ADDRESSES, Master, ProfileSource
 from gridwire.master.records import (
@@ -35,6 +36,8 @@ __all__ = [
     "READ_ONLY_FUNCTIONS",
     "SCAN_KINDS",
     "CaptureResult",
+    "Control",
+    "ControlProfile",
     "ControlStatus",
     "EventBus",
     "EventCondition",

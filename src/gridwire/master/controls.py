@@ -20,6 +20,11 @@ point. The request is built once and never sent again, even when no answer comes
 timeout): select then operate sends two requests with identical objects, the operate only
 when every control of the select was accepted.
 
+:func:`operate_controls` takes the controls as a list instead, each sent as it is (a number
+as the number to transmit, no profile scaling it) and in the order given: one object header
+per run of controls of the same group and variation (the DER procedures write settings in the
+order a caller names them this way).
+
 Statuses come in the order the controls travel (binary outputs first, then the analog
 outputs grouped by variation, in the order given). A control's ``value`` is what was sent:
 the operation's name for a binary output, the number transmitted for an analog one.
@@ -35,7 +40,9 @@ from __future__ import annotations
 import math
 import struct
 from collections import defaultdict, deque
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import groupby
 from typing import Final, Literal, Protocol
 
 from gridwire.dnp3 import requests
@@ -143,20 +150,51 @@ def _analog(
     return chosen, float(number)
 
 
-def _points(
-    points: object, variation: int | None, profile: ControlProfile | None
-) -> tuple[list[tuple[int, Crob]], list[tuple[int, int | float]], dict[int, int]]:
-    """The CROBs, the analog outputs and the variation of each analog output, validated."""
+@dataclass(frozen=True, slots=True)
+class Control:
+    """One control of :func:`operate_controls`, sent as it is: a binary output (``type``
+    ``bo``) takes True/False (LATCH_ON/LATCH_OFF) or an operation by name; an analog output
+    (``ao``) takes the number to transmit, in ``variation`` 1-4 (None: g41v1 for an int,
+    g41v3 for a float). No profile scales it."""
+
+    type: Literal["bo", "ao"]
+    index: int
+    value: bool | str | int | float
+    variation: int | None = None
+
+
+# A control as it travels: group, variation, index, and the CROB or the number.
+_Item = tuple[int, int, int, Crob | int | float]
+
+
+def _checked_variation(variation: int | None) -> None:
+    if variation is not None and variation not in (1, 2, 3, 4):
+        raise RequestError(f"variation {variation!r} is not 1, 2, 3 or 4 (g41)")
+
+
+def _item(control: Control) -> _Item:
+    """A control checked and made ready to travel; RequestError naming the point."""
+    if control.type not in ("bo", "ao"):
+        raise RequestError(f"a control is for a bo or an ao, not {control.type!r}")
+    index = _index(control.type, control.index)
+    if control.type == "bo":
+        return CROB_GROUP, 1, index, crob(_operation(index, control.value))
+    _checked_variation(control.variation)
+    chosen, number = _analog(index, control.value, control.variation, None)
+    return ANALOG_GROUP, chosen, index, number
+
+
+def _points(points: object, variation: int | None, profile: ControlProfile | None) -> list[_Item]:
+    """The controls of ``operate``'s ``points``, validated, in wire order: the binary outputs,
+    then the analog outputs grouped by variation in order of first appearance."""
     if not isinstance(points, Mapping):
         raise RequestError("points must be an object with keys bo and ao")
     unknown = sorted(str(k) for k in points if k not in ("bo", "ao"))
     if unknown:
         raise RequestError(f"points: unknown type {', '.join(unknown)} (operate takes bo, ao)")
-    if variation is not None and variation not in (1, 2, 3, 4):
-        raise RequestError(f"variation {variation!r} is not 1, 2, 3 or 4 (g41)")
-    crobs: list[tuple[int, Crob]] = []
-    analogs: list[tuple[int, int | float]] = []
-    variations: dict[int, int] = {}
+    _checked_variation(variation)
+    crobs: list[_Item] = []
+    analogs: list[_Item] = []
     for point_type in ("bo", "ao"):
         given = points.get(point_type) or {}
         if not isinstance(given, Mapping):
@@ -164,35 +202,49 @@ def _points(
         for key, value in given.items():
             index = _index(point_type, key)
             if point_type == "bo":
-                crobs.append((index, crob(_operation(index, value))))
+                crobs.append((CROB_GROUP, 1, index, crob(_operation(index, value))))
             else:
                 chosen, number = _analog(index, value, variation, _scaled(profile, index))
-                analogs.append((index, number))
-                variations[index] = chosen
+                analogs.append((ANALOG_GROUP, chosen, index, number))
     if not crobs and not analogs:
         raise RequestError("operate needs at least one control in points.bo or points.ao")
-    return crobs, analogs, variations
+    order = list(dict.fromkeys(item[1] for item in analogs))
+    return crobs + sorted(analogs, key=lambda item: order.index(item[1]))
+
+
+def _body(items: list[_Item]) -> bytes:
+    """The object headers and data of controls in the order given: one header per run of
+    controls of the same group and variation."""
+    body = b""
+    try:
+        for (group, variation), run in groupby(items, key=lambda item: (item[0], item[1])):
+            controls = [(index, value) for _, _, index, value in run]
+            if group == CROB_GROUP:
+                crobs = [(index, value) for index, value in controls if isinstance(value, Crob)]
+                fragment = requests.command(0, FunctionCode.DIRECT_OPERATE, crobs=crobs)
+            else:
+                analogs = [(i, v) for i, v in controls if isinstance(v, int | float)]
+                fragment = requests.command(
+                    0, FunctionCode.DIRECT_OPERATE, analogs=analogs, variation=variation
+                )
+            body += body_of(fragment)
+    except EncodeError as exc:
+        raise RequestError(f"operate: {exc}") from None
+    return body
 
 
 def build_body(
     points: object, variation: int | None = None, profile: ControlProfile | None = None
 ) -> bytes:
     """The object headers and data of the controls ``points`` names (validated)."""
-    crobs, analogs, variations = _points(points, variation, profile)
-    body = b""
-    try:
-        if crobs:
-            body += body_of(requests.command(0, FunctionCode.DIRECT_OPERATE, crobs=crobs))
-        # One header per variation, in the order each variation first appears.
-        for chosen in dict.fromkeys(variations[index] for index, _ in analogs):
-            group = [(index, number) for index, number in analogs if variations[index] == chosen]
-            fragment = requests.command(
-                0, FunctionCode.DIRECT_OPERATE, analogs=group, variation=chosen
-            )
-            body += body_of(fragment)
-    except EncodeError as exc:
-        raise RequestError(f"operate: {exc}") from None
-    return body
+    return _body(_points(points, variation, profile))
+
+
+def controls_body(controls: Sequence[Control]) -> bytes:
+    """The object headers and data of ``controls`` in the order given (validated)."""
+    if not controls:
+        raise RequestError("operate needs at least one control")
+    return _body([_item(control) for control in controls])
 
 
 def _sent_controls(body: bytes) -> list[DnpObject]:
@@ -270,9 +322,30 @@ async def operate(
     profile: ControlProfile | None = None,
 ) -> OperateResult:
     """Operate the binary and analog outputs ``points`` names (see the module's notes)."""
+    _checked_mode(mode)
+    return await _operate(session, build_body(points, variation, profile), mode, profile)
+
+
+async def operate_controls(
+    session: SessionLike,
+    controls: Sequence[Control],
+    mode: str = "direct",
+    profile: ControlProfile | None = None,
+) -> OperateResult:
+    """Operate ``controls`` in one request, in the order given, each sent as it is (the
+    profile only names them)."""
+    _checked_mode(mode)
+    return await _operate(session, controls_body(controls), mode, profile)
+
+
+def _checked_mode(mode: str) -> None:
     if mode not in MODES:
         raise RequestError(f"mode {mode!r} is not one of {', '.join(MODES)}")
-    body = build_body(points, variation, profile)
+
+
+async def _operate(
+    session: SessionLike, body: bytes, mode: str, profile: ControlProfile | None
+) -> OperateResult:
     if not session.allow_control:
         raise NotAllowed(
             f"operate commands outstation {session.name}; the master was not started with "

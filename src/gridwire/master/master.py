@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from gridwire.capture import RotatingPcapWriter
-from gridwire.der.pointmap import PointMap
-from gridwire.der.profiles import ProfileLoader
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.errors import DecodeError
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import NotAllowed, RequestError
-from gridwire.master import controls, gate, timesync
+from gridwire.master import controls as controls_module
+from gridwire.master import gate, timesync
 from gridwire.master.bus import EventBus
 from gridwire.master.clock import SystemClock
 from gridwire.master.conditions import (
@@ -35,6 +34,7 @@ from gridwire.master.conditions import (
     wait,
 )
 from gridwire.master.connection import check_tls
+from gridwire.master.controls import Control, ControlProfile
 from gridwire.master.records import (
     CaptureResult,
     Exchange,
@@ -62,9 +62,10 @@ from gridwire.master.trace import DEFAULT_MASTER, DEFAULT_OUTSTATION
 
 log = logging.getLogger("gridwire.master")
 
-ProfileSource = Callable[[str], PointMap]
+ProfileSource = Callable[[str], ControlProfile]
 """Given an outstation's ``profile`` setting, the point map that names its points
-(RequestError for a profile it does not know)."""
+(RequestError for a profile it does not know). The master itself knows no profile: the service
+and :class:`gridwire.derops.DerMaster` pass ``gridwire.der.profiles.ProfileLoader``."""
 
 BROADCAST_ADDRESSES: dict[str, int] = {
     "no_confirm": 0xFFFD,
@@ -94,15 +95,14 @@ class Master:
         self.bus = EventBus()
         self._trace_limit = trace_limit
         self._event_limit = event_limit
-        # Without a source of its own, a profile is the installed tables, else the demo map.
-        self._profiles: ProfileSource = profiles if profiles is not None else ProfileLoader(None)
+        self._profiles = profiles
         self._capture = (
             RotatingPcapWriter(capture, capture_max_bytes, capture_keep)
             if capture is not None
             else None
         )
         self._sessions: dict[str, Session] = {}
-        self._maps: dict[str, PointMap] = {}
+        self._maps: dict[str, ControlProfile] = {}
 
     # --- outstations ----------------------------------------------------------------------
 
@@ -113,8 +113,9 @@ class Master:
             raise RequestError(f"unknown outstation {outstation!r}")
         return session
 
-    def point_map(self, outstation: str) -> PointMap | None:
-        """The point map of the outstation's profile, or None when it has none."""
+    def point_map(self, outstation: str) -> ControlProfile | None:
+        """The point map of the outstation's profile (what the profile source gave), or None
+        when it has none."""
         self.session(outstation)
         return self._maps.get(outstation)
 
@@ -136,6 +137,13 @@ class Master:
             check_tls(settings.tls)
         point_map = None
         if settings.profile is not None:
+            if self._profiles is None:
+                raise RequestError(
+                    f"outstation {settings.name!r} is given profile {settings.profile!r}, but "
+                    "this master has no profile source: create it with "
+                    "Master(profiles=gridwire.der.profiles.ProfileLoader(None)), or use "
+                    "gridwire.derops.DerMaster"
+                )
             point_map = self._profiles(settings.profile)
         session = Session(
             settings,
@@ -261,7 +269,7 @@ class Master:
     ) -> OperateResult:
         session = self.session(outstation)
         self._require_control("operate", outstation)
-        result = await controls.operate(
+        result = await controls_module.operate(
             session, points, mode, variation, self._maps.get(outstation)
         )
         log.info(
@@ -270,6 +278,26 @@ class Master:
             points,
             mode,
             variation,
+            result.accepted,
+            [(s.type, s.index, s.status) for s in result.statuses],
+        )
+        return result
+
+    async def operate_controls(
+        self, outstation: str, controls: list[Control], mode: str = "direct"
+    ) -> OperateResult:
+        """Operate ``controls`` in one request, in the order given, each sent as it is
+        (:class:`gridwire.master.controls.Control`); the profile only names them."""
+        session = self.session(outstation)
+        self._require_control("operate", outstation)
+        result = await controls_module.operate_controls(
+            session, controls, mode, self._maps.get(outstation)
+        )
+        log.info(
+            "operate %s %s mode=%s: accepted=%s statuses=%s",
+            outstation,
+            [(c.type, c.index, c.value, c.variation) for c in controls],
+            mode,
             result.accepted,
             [(s.type, s.index, s.status) for s in result.statuses],
         )

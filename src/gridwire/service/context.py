@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gridwire.der.pointmap import PointMap
-from gridwire.errors import RequestError
+from gridwire.derops.profile import point_map_of
 from gridwire.master import Master
 from gridwire.service.results import StopResult
 
@@ -36,7 +36,4 @@ class Context:
 
     def point_map(self, outstation: str) -> PointMap:
         """The point map of the outstation's profile; RequestError when it has none."""
-        point_map = self.master.point_map(outstation)
-        if point_map is None:
-            raise RequestError(f"outstation {outstation!r} was given no profile")
-        return point_map
+        return point_map_of(self.master, outstation)

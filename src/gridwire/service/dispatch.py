@@ -90,6 +90,8 @@ class Dispatcher:
         commands = False
         try:
             params = _validate(operation, data)
+            if operation.check is not None:
+                operation.check(self.context, params)
             commands = operation.commands_with(params)
             if commands and not self.context.allow_control:
                 log.warning(

@@ -51,6 +51,9 @@ class Operation(Generic[P]):
     :class:`gridwire.errors.OperationError` subclasses for answers with ``ok`` false.
     ``commands`` is True when the operation always commands an outstation, or a predicate
     over the validated parameters when that depends on them (``request`` by function code).
+    ``check(context, params)``, when given, checks the parameters against what the service
+    knows (an outstation's profile, say) before the ``not_allowed`` gate, so that a bad
+    command is a request error even from a service that may not command.
     """
 
     name: str
@@ -60,6 +63,7 @@ class Operation(Generic[P]):
     summary: str
     description: str = ""
     commands: bool | Callable[[P], bool] = False
+    check: Callable[[Context, P], object] | None = None
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
@@ -96,11 +100,12 @@ def declare(
     summary: str,
     description: str = "",
     commands: bool | Callable[[P], bool] = False,
+    check: Callable[[Context, P], object] | None = None,
 ) -> Operation[Any]:
     """An :class:`Operation`, with its handler and predicate checked against its parameter
     model (a table holds ``Operation[Any]``; declaring through here keeps the handler's
     parameters typed as the model they are)."""
-    return Operation(name, params, result, handler, summary, description, commands)
+    return Operation(name, params, result, handler, summary, description, commands, check)
 
 
 class OperationTable:

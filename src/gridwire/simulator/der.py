@@ -11,8 +11,10 @@ Control rules (each pinned by a test in tests/simulator):
 
 - A control for a point the map does not have: NOT_SUPPORTED.
 - A binary output takes LATCH_ON, PULSE_ON or CLOSE as on, LATCH_OFF, PULSE_OFF or TRIP as
-  off; NUL leaves it as it is. An analog output takes a whole number (a float command is
-  rounded to the nearest); a value outside its minimum and maximum is refused OUT_OF_RANGE.
+  off; NUL leaves it as it is. An analog output takes a whole number as transmitted; a float
+  command (g41v3, g41v4) is the engineering value, held as the nearest transmitted whole
+  number (floating-point variations are not scaled); a value outside its minimum and maximum
+  is refused OUT_OF_RANGE.
 - Each output's status and its mirror input (the map's associated point) take the value.
 - A function's enable output: refused NOT_SUPPORTED when the function's supports input says
   it is not supported; enabling sets its enabled input and brings its inputs ONLINE;
@@ -228,9 +230,11 @@ class SimulatedDer:
             return CommandStatus.NOT_SUPPORTED
         value = command.value
         if isinstance(value, float):
+            # A floating-point variation carries the engineering value: scaling applies to
+            # the integer variations only (the DNP3 Device Profile's rule).
             if not math.isfinite(value):
                 return CommandStatus.OUT_OF_RANGE
-            value = round(value)
+            value = point.to_raw(value)
         if not point.in_range(value):
             return CommandStatus.OUT_OF_RANGE
         refusal = self._curve_rules(command.index, value)

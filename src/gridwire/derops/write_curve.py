@@ -1,0 +1,157 @@
+"""der.write_curve: store a curve through the curve block, then read it back.
+
+Every value (``number``, ``type``, ``x_units``, ``y_units`` and each point's X and Y) must be
+a whole finite number (900.0 is taken as 900, 900.5 is refused naming the point), within the
+range the tables give its output; a curve holds at most as many points as the block's window
+(100 in the profile). All is checked before anything is sent.
+
+Then three operates, each only when the one before was accepted: the selector (``number``);
+the fields (type, count = the number of points given, X units, Y units); every X and Y (none
+for a curve of no points). ``stopped_at`` names the step that was not accepted (selector,
+fields or points), null when none was refused. In mode direct_no_ack no step is ever
+acknowledged, so each follows the one before and the readback alone tells (``accepted``
+null). The curve is always read back (as der.curve reads it); ``matches`` says whether it is
+the curve written: number, type, count, units and every point equal.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from gridwire.der.functions import CURVE_POINTS, CURVE_TYPE, CURVE_X_UNITS, CURVE_Y_UNITS
+from gridwire.der.pointmap import PointMap
+from gridwire.derops.curve import (
+    CurveReading,
+    curve_block_of,
+    read_curve,
+    selector_control,
+    window_control,
+)
+from gridwire.derops.operated import Mode
+from gridwire.errors import RequestError
+from gridwire.master import Master
+from gridwire.master.controls import Control
+from gridwire.master.records import Exchange, OperateResult
+
+log = logging.getLogger("gridwire.derops")
+Step = Literal["selector", "fields", "points"]
+STEPS: tuple[Step, ...] = ("selector", "fields", "points")
+
+
+@dataclass(slots=True)
+class WriteCurveResult:
+    accepted: bool | None
+    matches: bool
+    stopped_at: Step | None
+    steps: list[OperateResult]
+    curve: CurveReading
+    exchanges: list[Exchange]
+
+
+@dataclass(frozen=True, slots=True)
+class CurvePlan:
+    """The three writes, checked, and the curve they store."""
+
+    selector: list[Control]
+    fields: list[Control]
+    points: list[Control]
+
+    @property
+    def heads(self) -> tuple[object, ...]:
+        """Number, type, count, X units and Y units, as written."""
+        return tuple(c.value for c in self.selector + self.fields)
+
+    @property
+    def pairs(self) -> list[list[object]]:
+        values: list[object] = [c.value for c in self.points]
+        return [values[n : n + 2] for n in range(0, len(values), 2)]
+
+
+def plan_curve(
+    point_map: PointMap,
+    number: object,
+    type: object,
+    x_units: object,
+    y_units: object,
+    points: Sequence[Sequence[object]],
+) -> CurvePlan:
+    """The writes of a curve, every value checked; RequestError naming the first that is not
+    a whole number within its output's range (nothing is sent)."""
+    block = curve_block_of(point_map)
+    if isinstance(points, str) or not isinstance(points, Sequence):
+        raise RequestError("points is a list of [x, y] pairs")
+    if len(points) > block.max_points:
+        raise RequestError(
+            f"a curve holds at most {block.max_points} points; {len(points)} were given"
+        )
+    fields = [
+        window_control(point_map, CURVE_TYPE, type, "type"),
+        window_control(point_map, CURVE_POINTS, len(points), "count"),
+        window_control(point_map, CURVE_X_UNITS, x_units, "x_units"),
+        window_control(point_map, CURVE_Y_UNITS, y_units, "y_units"),
+    ]
+    pairs: list[Control] = []
+    for n, pair in enumerate(points, start=1):
+        if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
+            raise RequestError(f"points[{n - 1}]: {pair!r} is not a pair [x, y]")
+        offset = block.x_offset(n)
+        pairs.append(window_control(point_map, offset, pair[0], f"points[{n - 1}] x"))
+        pairs.append(window_control(point_map, offset + 1, pair[1], f"points[{n - 1}] y"))
+    return CurvePlan([selector_control(point_map, number)], fields, pairs)
+
+
+def _matches(plan: CurvePlan, curve: CurveReading) -> bool:
+    got = (curve.number, curve.type, curve.count, curve.x_units, curve.y_units)
+    return got == plan.heads and curve.points == plan.pairs
+
+
+def _accepted(steps: list[OperateResult], stopped: Step | None) -> bool | None:
+    if any(step.accepted is False for step in steps):
+        return False
+    if stopped is not None or any(step.accepted is None for step in steps):
+        return None
+    return True
+
+
+async def der_write_curve(
+    master: Master,
+    outstation: str,
+    point_map: PointMap,
+    number: object,
+    type: object,
+    x_units: object,
+    y_units: object,
+    points: Sequence[Sequence[object]],
+    mode: Mode = "direct",
+) -> WriteCurveResult:
+    """der.write_curve (see the module's notes). Raises NotAllowed from the master when it
+    may not command, ConnectionFailed when the outstation is not connected."""
+    plan = plan_curve(point_map, number, type, x_units, y_units, points)
+    steps: list[OperateResult] = []
+    stopped: Step | None = None
+    for step, controls in zip(STEPS, (plan.selector, plan.fields, plan.points), strict=True):
+        if not controls:
+            continue
+        result = await master.operate_controls(outstation, controls, mode)
+        steps.append(result)
+        if result.accepted is False or (result.accepted is None and mode != "direct_no_ack"):
+            stopped = step
+            break
+    curve, reads = await read_curve(master, outstation, point_map)
+    exchanges = [exchange for step in steps for exchange in step.exchanges] + reads
+    matches = _matches(plan, curve)
+    accepted = _accepted(steps, stopped)
+    log.info(
+        "der.write_curve %s curve %s (%d points) mode=%s: accepted=%s stopped_at=%s matches=%s",
+        outstation,
+        plan.heads[0],
+        len(plan.pairs),
+        mode,
+        accepted,
+        stopped,
+        matches,
+    )
+    return WriteCurveResult(accepted, matches, stopped, steps, curve, exchanges)

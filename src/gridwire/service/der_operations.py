@@ -1,0 +1,195 @@
+"""The IEEE 1815.2 DER operations (``der.read`` ... ``der.write_curve``): one declaration
+each, calling :mod:`gridwire.derops` through its Python API (:class:`gridwire.derops.Der`).
+
+Each needs the outstation to have a profile (a request error naming the outstation and how to
+give it one otherwise). ``der.write``, ``der.enable``, ``der.disable``, ``der.write_curve``
+and ``der.curve`` given a ``number`` command the outstation: their parameters are checked
+against the profile first (``check``), so a bad command is a request error even from a
+service that may not command; then the ``not_allowed`` gate; the service's command log
+records each with its parameters (points and values) and its result.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from gridwire.derops.curve import CurveResult, curve_block_of, selector_control
+from gridwire.derops.enable import EnableResult
+from gridwire.derops.facade import Der
+from gridwire.derops.functions import FunctionsResult
+from gridwire.derops.profile import function_named, point_map_of
+from gridwire.derops.read import DerReadResult, read_targets
+from gridwire.derops.write import DerWriteResult, plan_write
+from gridwire.derops.write_curve import WriteCurveResult, plan_curve
+from gridwire.service.context import Context
+from gridwire.service.operation import Operation, OutstationParams, declare
+
+Mode = Literal["direct", "select", "direct_no_ack"]
+Number = int | float
+WriteValue = bool | int | float | str
+
+
+class DerReadParams(OutstationParams):
+    names: list[str] | None = Field(
+        default=None, description="Points by name (whole or first sentence) or address"
+    )
+    group: str | None = Field(
+        default=None,
+        description="A function by key, name, purpose or enable output, or every point of "
+        "one purpose (Nameplate, Monitoring...)",
+    )
+
+
+class DerWriteParams(OutstationParams):
+    points: dict[str, WriteValue] = Field(
+        min_length=1,
+        description="Values by output name or address, written in this order: a number in "
+        "engineering units, true/false/0/1 or a state name for a binary output",
+    )
+    verify: bool = Field(default=False, description="Read every mirror input afterwards")
+    mode: Mode = "direct"
+    variation: Literal[1, 2, 3, 4] | None = Field(
+        default=None,
+        description="g41 variation: 1 (default) and 2 carry the scaled whole number, 3 and 4 "
+        "the engineering value as a float",
+    )
+
+
+class DerFunctionParams(OutstationParams):
+    function: str = Field(
+        min_length=1, description="The function by key, name, purpose or enable output"
+    )
+    mode: Mode = "direct"
+
+
+class DerCurveParams(OutstationParams):
+    number: Number | None = Field(
+        default=None, description="Select this stored curve first (a command)"
+    )
+    mode: Mode = "direct"
+
+
+class DerWriteCurveParams(OutstationParams):
+    number: Number = Field(description="The stored curve, from 1")
+    type: Number = Field(description="Curve type code (2 volt-var, 5 volt-watt...)")
+    x_units: Number = Field(description="X units code (129 percent of nominal voltage...)")
+    y_units: Number = Field(description="Y units code (2 VArs as a percent of VARMax...)")
+    points: list[Annotated[list[Number], Field(min_length=2, max_length=2)]] = Field(
+        description="[x, y] pairs as transmitted (whole numbers), at most the window's size"
+    )
+    mode: Mode = "direct"
+
+
+def _der(c: Context, outstation: str) -> Der:
+    return Der(c.master, outstation)
+
+
+def _check_read(c: Context, p: DerReadParams) -> None:
+    read_targets(point_map_of(c.master, p.outstation), p.names, p.group)
+
+
+def _check_write(c: Context, p: DerWriteParams) -> None:
+    plan_write(point_map_of(c.master, p.outstation), p.points, p.variation)
+
+
+def _check_function(c: Context, p: DerFunctionParams) -> None:
+    function_named(point_map_of(c.master, p.outstation), p.function)
+
+
+def _check_curve(c: Context, p: DerCurveParams) -> None:
+    point_map = point_map_of(c.master, p.outstation)
+    curve_block_of(point_map)
+    if p.number is not None:
+        selector_control(point_map, p.number)
+
+
+def _check_write_curve(c: Context, p: DerWriteCurveParams) -> None:
+    point_map = point_map_of(c.master, p.outstation)
+    plan_curve(point_map, p.number, p.type, p.x_units, p.y_units, p.points)
+
+
+def _profile_only(c: Context, p: OutstationParams) -> None:
+    point_map_of(c.master, p.outstation)
+
+
+DER_OPERATIONS: list[Operation[Any]] = [
+    declare(
+        "der.read",
+        params=DerReadParams,
+        result=DerReadResult,
+        handler=lambda c, p: _der(c, p.outstation).read(p.names, p.group),
+        check=_check_read,
+        summary="Read DER points by name or group, in engineering units, in one request",
+        description="names (a list) and/or group; each point with value, raw, state, flags "
+        "and quality (good, comm_lost, restart, offline, no_flags, not_reported). A read the "
+        "outstation refuses whole is read again range by range.",
+    ),
+    declare(
+        "der.write",
+        params=DerWriteParams,
+        result=DerWriteResult,
+        handler=lambda c, p: _der(c, p.outstation).write(
+            p.points, verify=p.verify, mode=p.mode, variation=p.variation
+        ),
+        commands=True,
+        check=_check_write,
+        summary="Write DER outputs by name in engineering units; verify reads the mirrors",
+        description="One request in the order given; a value outside the tables' range is "
+        "refused before anything is sent. With verify, matches per point (within one "
+        "multiplier step) and verified.",
+    ),
+    declare(
+        "der.enable",
+        params=DerFunctionParams,
+        result=EnableResult,
+        handler=lambda c, p: _der(c, p.outstation).enable(p.function, p.mode),
+        commands=True,
+        check=_check_function,
+        summary="Latch a DER function's enable output on, then read whether it is enabled",
+    ),
+    declare(
+        "der.disable",
+        params=DerFunctionParams,
+        result=EnableResult,
+        handler=lambda c, p: _der(c, p.outstation).disable(p.function, p.mode),
+        commands=True,
+        check=_check_function,
+        summary="Latch a DER function's enable output off, then read whether it is enabled",
+    ),
+    declare(
+        "der.functions",
+        params=OutstationParams,
+        result=FunctionsResult,
+        handler=lambda c, p: _der(c, p.outstation).functions(),
+        check=_profile_only,
+        summary="Every DER function: supported and enabled (one read), settings, units, ranges",
+    ),
+    declare(
+        "der.curve",
+        params=DerCurveParams,
+        result=CurveResult,
+        handler=lambda c, p: _der(c, p.outstation).curve(p.number, p.mode),
+        commands=lambda p: p.number is not None,
+        check=_check_curve,
+        summary="Read the curve the curve block shows; given number, select it first",
+        description="Points as transmitted (the curve block has no multiplier); type, X and "
+        "Y units by code and by name; referenced. With number (a command) the selector's "
+        "Operate result is selected.",
+    ),
+    declare(
+        "der.write_curve",
+        params=DerWriteCurveParams,
+        result=WriteCurveResult,
+        handler=lambda c, p: _der(c, p.outstation).write_curve(
+            p.number, p.type, p.x_units, p.y_units, p.points, p.mode
+        ),
+        commands=True,
+        check=_check_write_curve,
+        summary="Store a curve: selector, then its fields, then its points; read it back",
+        description="Each write only when the one before was accepted; stopped_at names the "
+        "one that was not (selector, fields, points); matches says whether the curve read "
+        "back is the one written.",
+    ),
+]
