@@ -18,6 +18,7 @@ import pytest
 from gridwire.master.bus import BACKLOG_LIMIT
 from tests.console.browser import VIEWPORT, Watched, launch
 from tests.console.site import PLAIN_POINTS, Site, console_site
+from tests.support.net import free_port
 from tests.support.tshark import tshark_fields
 
 if TYPE_CHECKING:
@@ -304,4 +305,89 @@ def test_after_lost_the_page_reads_its_state_again(watched: Watched, site: Site)
     page.click("#tab-log")
     page.wait_for_selector(f".vt-log .vrow:has-text('{BACKLOG_LIMIT} updates dropped')")
     watched.shot("plain-log-after-lost")
+    watched.assert_clean()
+
+
+def test_connection_changes_show_live_and_status_is_not_polled(
+    watched: Watched, site: Site
+) -> None:
+    page = open_console(watched, site, "der", "overview")
+    watched.api_ops.clear()
+    page.wait_for_timeout(3000)
+    assert "status" not in watched.api_ops, "status was asked with nothing changed"
+    lamp = page.locator(".outstation[data-name='plain'] .lamp")
+    assert "on" in (lamp.get_attribute("class") or "")
+
+    site.run(site.running.master.disconnect("plain"))
+    page.wait_for_selector(".outstation[data-name='plain'] .lamp.off", timeout=WAIT_MS)
+    assert "status" in watched.api_ops
+    site.run(site.running.master.connect("plain"))
+    page.wait_for_selector(".outstation[data-name='plain'] .lamp.on", timeout=WAIT_MS)
+    watched.assert_clean()
+
+
+def test_an_outstation_added_and_removed_from_the_page(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "der", "overview")
+    form = page.locator("form.add-form")
+    form.locator("input[name='name']").fill("nobody")
+    form.locator("input[name='port']").fill(str(free_port()))
+    form.locator("button[type='submit']").click()
+    # Nothing listens there: the error shows in the form, and the outstation stays added.
+    form.locator(".msg.error").filter(has_text="connection").wait_for(timeout=WAIT_MS)
+    page.wait_for_selector(".outstation[data-name='nobody'] .lamp.off", timeout=WAIT_MS)
+    watched.shot("add-form-error")
+    page.click(".outstation[data-name='nobody']")
+    page.wait_for_selector(".top .title:text-is('nobody')")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click(".pane-overview button[data-op='remove']")
+    page.wait_for_selector(".outstation[data-name='nobody']", state="detached", timeout=WAIT_MS)
+    assert watched.failed and all("HTTP 503" in f for f in watched.failed), watched.failed
+    assert not [e for e in watched.errors if "503" not in e], watched.errors
+
+
+def test_saved_requests_stay_in_the_browser_and_are_sent(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "plain", "requests")
+    form = page.locator("form.request-form")
+    form.locator("input[name='name']").fill("class 0")
+    form.locator("select[name='function']").select_option("READ")
+    form.locator("input[name='body']").fill("3c 01 06")
+    form.locator("button[type='submit']").click()
+    page.wait_for_selector(".saved-request:has-text('class 0')")
+    page.reload()
+    page.wait_for_selector(".stream .lamp.on", timeout=WAIT_MS)
+    assert watched.failed == [f"GET {site.url}events: net::ERR_ABORTED"]  # the reload's doing
+    watched.failed.clear()
+    page.click(".saved-request:has-text('class 0')")
+    assert page.locator("form.request-form input[name='body']").input_value() == "3c0106"
+    page.click("form.request-form button:text-is('Send')")
+    page.locator("form.request-form .msg.ok").filter(has_text="READ complete").wait_for(
+        timeout=WAIT_MS
+    )
+    assert "3c 01 06" in page.inner_text(".pane-requests .result")
+    watched.shot("plain-requests-sent")
+    watched.assert_clean()
+
+
+def test_traffic_pauses_and_filters(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "der", "traffic")
+    count = page.locator(".pane-traffic .count")
+    page.click(".pane-traffic button:text-is('Pause')")
+    held = count.inner_text()
+    site.run(site.running.master.scan("der", "class1"))
+    page.wait_for_function(
+        "n => window.gridwire.state.stations.get('der').frames.length > n",
+        arg=int(held.split()[0]),
+        timeout=WAIT_MS,
+    )
+    assert count.inner_text() == held and "paused" in held
+    page.click(".pane-traffic button:text-is('Resume')")
+    assert count.inner_text() != held
+    page.fill(".pane-traffic input.filter", "CONFIRM")
+    page.wait_for_function(
+        """() => {
+            const rows = [...document.querySelectorAll('.vt-frames .vspacer .vrow:not([hidden])')];
+            return rows.length > 0 && rows.every((r) => r.textContent.includes('CONFIRM'));
+        }""",
+        timeout=WAIT_MS,
+    )
     watched.assert_clean()

@@ -22,10 +22,15 @@ export function shortSummary(f) {
   return [addresses.replace("->", "→"), ...rest].join("  ");
 }
 
+function matches(summary, words) {
+  const tokens = summary.toLowerCase().split(/[\s|]+/);
+  return words.every((w) => tokens.some((t) => t.startsWith(w)));
+}
+
 export function create() {
   let paused = null; // the frames shown when pause was pressed
   let direction = "all";
-  let words = "";
+  let words = []; // each must begin a word of the summary: CONFIRM is not UNCONFIRMED
   let range = null; // {from, to}: only frames with ids in it (a check's frames)
   const dir = h("select", { "aria-label": "direction" }, options([["all", "sent and received"], ["sent", "sent"], ["received", "received"]], direction));
   const filter = h("input", { type: "search", class: "filter", placeholder: "words of the summary: READ, UNSOLICITED, IIN, dropped…", "aria-label": "filter frames" });
@@ -65,7 +70,7 @@ export function create() {
     render();
   });
   filter.addEventListener("input", () => {
-    words = filter.value.trim().toLowerCase();
+    words = filter.value.trim().toLowerCase().split(/\s+/).filter(Boolean);
     render();
   });
   pause.addEventListener("click", () => {
@@ -144,7 +149,7 @@ export function create() {
       const f = frames[i];
       if (direction !== "all" && f.direction !== direction) continue;
       if (range && (f.id < range.from || f.id > range.to)) continue;
-      if (words && !f.summary.toLowerCase().includes(words)) continue;
+      if (words.length && !matches(f.summary, words)) continue;
       shown.push(f);
     }
     count.textContent = `${shown.length} of ${frames.length}${paused ? " (paused)" : ""}`;
