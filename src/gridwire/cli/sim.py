@@ -20,6 +20,7 @@ from gridwire.outstation.server import OutstationServer
 from gridwire.outstation.tls import TlsSettings
 from gridwire.simulator.config import SimSettings, load_settings, parse_bind
 from gridwire.simulator.der import SimulatedDer
+from gridwire.simulator.device_profile import der_device_profile
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,6 +56,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--accept",
         choices=["replace", "refuse"],
         help="a second master connection replaces the first (default) or is refused",
+    )
+    parser.add_argument(
+        "--write-device-profile",
+        type=Path,
+        metavar="FILE",
+        help="with --der: write the DER's Device Profile document (XML) to FILE at start",
     )
     parser.add_argument("--verbose", "-v", action="store_true", help="log connections")
     parser.set_defaults(func=run)
@@ -119,13 +126,28 @@ def device_of(settings: SimSettings) -> tuple[Device, str]:
 
 def run(args: argparse.Namespace) -> int:
     settings = settings_of(args)
+    profile: Path | None = args.write_device_profile
+    if profile is not None and not settings.der:
+        raise ConfigError("--write-device-profile writes the DER's document: give --der too")
     device, what = device_of(settings)
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    return asyncio.run(_serve(settings, device, what))
+    return asyncio.run(_serve(settings, device, what, profile))
 
 
-async def _serve(settings: SimSettings, device: Device, what: str) -> int:
+def _write_profile(path: Path, device: Device, settings: SimSettings, port: int) -> None:
+    assert isinstance(device, SimulatedDer)
+    document = der_device_profile(device, settings.outstation, port)
+    try:
+        path.write_bytes(document)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+    print(f"gridwire sim: wrote the DER's Device Profile to {path}", flush=True)
+
+
+async def _serve(
+    settings: SimSettings, device: Device, what: str, profile: Path | None = None
+) -> int:
     server = OutstationServer(
         device,
         host=settings.host,
@@ -139,6 +161,12 @@ async def _serve(settings: SimSettings, device: Device, what: str) -> int:
         await server.start()
     except OSError as exc:
         raise ConfigError(f"cannot listen on {settings.host}:{settings.port}: {exc}") from None
+    if profile is not None:
+        try:
+            _write_profile(profile, device, settings, server.port)
+        except ConfigError:
+            await server.close()
+            raise
     config = settings.outstation
     scheme = "TLS" if settings.tls is not None else "TCP"
     print(

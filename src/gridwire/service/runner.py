@@ -13,8 +13,10 @@ import logging
 import secrets
 import signal
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from gridwire.der.profiles import PROFILES, ProfileLoader
 from gridwire.der.store import load_point_map
@@ -28,6 +30,7 @@ from gridwire.service.http_server import HttpServer
 from gridwire.service.line import LineServer, is_loopback
 from gridwire.service.operation import OperationTable
 from gridwire.simulator.der import SimulatedDer
+from gridwire.simulator.device_profile import der_device_profile
 from gridwire.sockets import listening_socket
 
 log = logging.getLogger("gridwire.service")
@@ -167,14 +170,19 @@ async def run_console(
         stack.callback(sock.close)
         extra = []
         if demo:
-            simulator = await _start_demo(config)
+            simulator, der = await _start_demo(config)
             stack.push_async_callback(simulator.close)
+            # The demo DER's own Device Profile, for der.document and der.compare.
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="gridwire-")))
+            document = folder / "demo-der-device-profile.xml"
+            document.write_bytes(der_device_profile(der, port=simulator.port))
             extra.append(
                 OutstationSettings(
                     name=DEMO_OUTSTATION,
                     host="127.0.0.1",
                     port=simulator.port,
                     profile=PROFILES[0],
+                    device_profile=str(document),
                 )
             )
             announce(f"gridwire console: simulated DER on 127.0.0.1:{simulator.port}")
@@ -196,11 +204,12 @@ async def run_console(
     return 0
 
 
-async def _start_demo(config: ServiceConfig) -> OutstationServer:
-    point_map = load_point_map(config.tables)
-    simulator = OutstationServer(SimulatedDer(point_map), host="127.0.0.1", port=0)
+async def _start_demo(config: ServiceConfig) -> tuple[OutstationServer, SimulatedDer]:
+    """The demo's simulated DER, listening on a free port."""
+    der = SimulatedDer(load_point_map(config.tables))
+    simulator = OutstationServer(der, host="127.0.0.1", port=0)
     await simulator.start()
-    return simulator
+    return simulator, der
 
 
 async def run_line(

@@ -6,10 +6,11 @@ list of declarations in its own module; this is the one place the families are p
 
 from __future__ import annotations
 
+from gridwire.service.der_documents import DER_DOCUMENT_OPERATIONS
 from gridwire.service.der_operations import DER_OPERATIONS
 from gridwire.service.operation import OperationTable
 from gridwire.service.operations import MASTER_OPERATIONS
 
 
 def default_table() -> OperationTable:
-    return OperationTable(MASTER_OPERATIONS, DER_OPERATIONS)
+    return OperationTable(MASTER_OPERATIONS, DER_OPERATIONS, DER_DOCUMENT_OPERATIONS)
