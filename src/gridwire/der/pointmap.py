@@ -28,6 +28,7 @@ class PointMap:
         "_functions",
         "_mirrors",
         "_names",
+        "_purposes",
         "blocks",
         "demo",
         "source",
@@ -61,6 +62,7 @@ class PointMap:
                 self._mirrors[point.address] = point.associated
                 self._mirrors.setdefault(point.associated, point.address)
         self._names: NameIndex | None = None
+        self._purposes: dict[str, tuple[Point, ...]] | None = None
         self.title = title
         self.demo = demo
         self.source = source
@@ -176,10 +178,7 @@ class PointMap:
         function = self.find_function(text)
         if function is not None:
             return self.function_points(function)
-        key = normalize(text)
-        points = tuple(
-            p for p in self._by_address.values() if p.purpose and normalize(p.purpose) == key
-        )
+        points = self._by_purpose().get(normalize(text))
         if points:
             return points
         functions = ", ".join(self._functions) or "none"
@@ -188,6 +187,16 @@ class PointMap:
             f"no function or purpose is named '{text}' "
             f"(functions: {functions}; purposes: {purposes})"
         )
+
+    def _by_purpose(self) -> dict[str, tuple[Point, ...]]:
+        """Points by purpose (in the form names are compared in), in listing order."""
+        if self._purposes is None:
+            grouped: dict[str, list[Point]] = {}
+            for point in self._by_address.values():
+                if point.purpose:
+                    grouped.setdefault(normalize(point.purpose), []).append(point)
+            self._purposes = {key: tuple(points) for key, points in grouped.items()}
+        return self._purposes
 
     def _names_enable(self, text: str, function: DerFunction) -> bool:
         address = Address.parse(text)

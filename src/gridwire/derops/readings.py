@@ -26,14 +26,16 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from typing import Literal
 
-from gridwire.der.points import Point
+from gridwire.der.points import Kind, Point
 from gridwire.dnp3.objects.records import DnpObject
 
 Quality = Literal["good", "comm_lost", "restart", "offline", "no_flags", "not_reported"]
 Scalar = bool | int | float
 NO_UNITS = frozenset({"", "n/a", "na", "none"})
+_TYPE_NAMES = {kind: kind.type_name for kind in Kind}
 
 
 @dataclass(slots=True)
@@ -68,6 +70,7 @@ def units_of(point: Point) -> str | None:
     return units
 
 
+@lru_cache(maxsize=1024)
 def decimals(number: float) -> int:
     """Decimal places of a multiplier or offset as written (0.1: 1, 0.25: 2, 10: 0)."""
     if not math.isfinite(number):
@@ -81,11 +84,16 @@ def engineering(point: Point, raw: int | float) -> int | float:
     in engineering units; an integer is scaled and rounded to the scaling's decimals."""
     if isinstance(raw, float):
         return raw
-    places = max(decimals(point.multiplier), decimals(point.offset))
+    places = _places(point.multiplier, point.offset)
     value = round(raw * point.multiplier + point.offset, places)
     if places == 0:
         return int(value) if math.isfinite(value) else value
     return value
+
+
+@lru_cache(maxsize=1024)
+def _places(multiplier: float, offset: float) -> int:
+    return max(decimals(multiplier), decimals(offset))
 
 
 def quality_of(flags: list[str] | None) -> Quality:
@@ -121,9 +129,10 @@ def point_info(point: Point) -> PointInfo:
 
 def naming(point: Point) -> tuple[str, str, int, str, str, str | None]:
     """The fields of :class:`PointInfo` for ``point``, in order."""
+    kind = point.kind
     return (
-        str(point.address),
-        point.kind.type_name,
+        f"{kind.value}{point.index}",
+        _TYPE_NAMES[kind],
         point.index,
         point.name,
         point.label,
