@@ -374,6 +374,17 @@ def yadnp3_outstation(
     return _running_peer(OutstationPeer("yadnp3_outstation", [*args, *extra], port))
 
 
+def yadnp3_der(
+    map_path: Path, *, port: int | None = None
+) -> AbstractContextManager[OutstationPeer]:
+    """yadnp3's outstation serving the points of a gridwire JSON map, its command handler
+    mirroring outputs to inputs (tests/peers/yadnp3_der.py; a context manager yielding an
+    :class:`OutstationPeer`)."""
+    port = free_port() if port is None else port
+    args = ["--port", str(port), "--map", str(map_path)]
+    return _running_peer(OutstationPeer("yadnp3_der", args, port))
+
+
 def dnp3py_outstation(
     points: int = 10,
     *,
