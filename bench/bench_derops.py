@@ -1,0 +1,142 @@
+"""The DER procedures against the simulated DER (``gridwire sim --der``, a subprocess):
+``der.read`` of a 300-point group and ``der.functions``, through the Python API
+(:class:`gridwire.derops.DerMaster`), each call timed from the call to its result (the reads
+made, the readings built), and the result written as the service writes it (orjson).
+
+The group: the first 300 points of the demo map in listing order (binary inputs and outputs,
+counters, then analog inputs; runs of consecutive indexes with gaps, as a real group has),
+given the purpose ``Bench``. For comparison, the same READ made by ``Master.read`` alone
+(its answer the Exchange, as the ``read`` operation gives it). Peak memory is the most Python allocated during one call
+(tracemalloc, in a separate call: tracing slows the timed ones). Run with ``make bench`` or
+``.venv/bin/python -m bench derops``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from tests.support.net import free_port, wait_listening
+from tests.support.processes import running
+
+from gridwire.der.demo import demo_map
+from gridwire.der.mapfile import save_map
+from gridwire.der.pointmap import PointMap
+from gridwire.derops import DerMaster
+from gridwire.derops.ranges import ranges_of, request_of
+from gridwire.master import OutstationSettings
+from gridwire.service.encoding import encode
+
+GROUP = "Bench"
+GROUP_SIZE = 300
+CALLS = 50
+WARMUP = 5
+
+
+def bench_map() -> PointMap:
+    """The demo map with its first GROUP_SIZE points given the purpose ``Bench``."""
+    demo = demo_map()
+    chosen = {p.address for p in demo.points[:GROUP_SIZE]}
+    points = [
+        dataclasses.replace(p, purpose=GROUP) if p.address in chosen else p for p in demo.points
+    ]
+    return PointMap(points, title="bench", functions=demo.functions, curve_block=demo.curve_block)
+
+
+async def _timed(call: Callable[[], Awaitable[object]]) -> tuple[list[float], float, object]:
+    for _ in range(WARMUP):
+        await call()
+    times: list[float] = []
+    result: object = None
+    for _ in range(CALLS):
+        started = time.perf_counter()
+        result = await call()
+        times.append((time.perf_counter() - started) * 1000.0)
+    started = time.perf_counter()
+    await encode(result)
+    encoded = (time.perf_counter() - started) * 1000.0
+    return times, encoded, result
+
+
+async def _peak(call: Callable[[], Awaitable[object]]) -> float:
+    tracemalloc.start()
+    try:
+        await call()
+        return tracemalloc.get_traced_memory()[1] / 1024.0
+    finally:
+        tracemalloc.stop()
+
+
+def _figures(name: str, times: list[float], encoded: float, peak_kib: float, what: str) -> str:
+    ordered = sorted(times)
+    p90 = ordered[int(len(ordered) * 0.9) - 1]
+    return (
+        f"   {name:<24} median {statistics.median(ordered):6.2f} ms  p90 {p90:6.2f} ms  "
+        f"JSON {encoded:5.2f} ms  peak {peak_kib:7.0f} KiB  ({what})"
+    )
+
+
+async def _run(tables: Path, port: int) -> None:
+    master = DerMaster(tables=tables)
+    try:
+        await master.add(
+            OutstationSettings(name="der", host="127.0.0.1", port=port, profile="ieee1815.2")
+        )
+        await master.idle("der")
+        der = master.der("der")
+
+        async def read() -> object:
+            return await der.read(group=GROUP)
+
+        times, encoded, result = await _timed(read)
+        peak = await _peak(read)
+        points = result.points  # type: ignore[attr-defined]
+        exchanges = result.exchanges  # type: ignore[attr-defined]
+        octets = sum(len(bytes.fromhex(e.request)) for e in exchanges)
+        good = sum(p.quality != "not_reported" for p in points)
+        wire = statistics.median(e.elapsed_ms for e in exchanges)
+        what = (
+            f"{len(points)} points, {good} reported, {len(exchanges)} READ of {octets} octets "
+            f"answered in {wire:.2f} ms"
+        )
+        print(_figures("der.read (300 points)", times, encoded, peak, what), flush=True)
+
+        # The same READ through Master.read alone: what the DER procedure adds to it.
+        request = request_of(ranges_of((p.type, p.index) for p in points))
+
+        async def plain() -> object:
+            return await master.read("der", request)
+
+        times, encoded, _ = await _timed(plain)
+        peak = await _peak(plain)
+        print(_figures("Master.read, same READ", times, encoded, peak, "the Exchange"))
+
+        async def functions() -> object:
+            return await der.functions()
+
+        times, encoded, listed = await _timed(functions)
+        peak = await _peak(functions)
+        count = len(listed.functions)  # type: ignore[attr-defined]
+        print(_figures("der.functions", times, encoded, peak, f"{count} functions"), flush=True)
+    finally:
+        await master.close()
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        tables = Path(folder) / "bench-map.json"
+        save_map(bench_map(), tables)
+        port = free_port()
+        command = [sys.executable, "-m", "gridwire", "sim", "--der", "--tables", str(tables)]
+        command += ["--bind", f"127.0.0.1:{port}"]
+        with running(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+            wait_listening(port, timeout=60)
+            asyncio.run(_run(tables, port))
