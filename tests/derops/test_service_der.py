@@ -7,11 +7,15 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from gridwire.outstation import run_outstation
+from gridwire.service.config import load_config
+from gridwire.service.runner import open_service
 from gridwire.service.table import default_table
 from gridwire.simulator import SimulatedDer
 from tests.service.harness import (
@@ -208,3 +212,42 @@ def test_the_table_declares_the_der_operations() -> None:
     help_text = table.help_text()
     assert " *der.write " in help_text and " ~der.curve " in help_text
     assert "  der.read " in help_text
+
+
+@pytest.mark.parametrize("kind", TRANSPORTS)
+async def test_an_outstation_added_later_with_a_profile_answers_der_operations(kind: str) -> None:
+    async with (
+        run_outstation(SimulatedDer(), "127.0.0.1", 0, tick_interval=0.5) as server,
+        running_service() as running,
+        transport(kind, running) as api,
+    ):
+        ok(
+            await api.call(
+                "add", name="late", host="127.0.0.1", port=server.port, profile="ieee1815.2"
+            )
+        )
+        read = ok(await api.call("der.read", "late", names=["AI537"]))
+        assert read["points"][0]["quality"] == "good"
+
+
+async def test_a_config_file_outstation_takes_its_profile(tmp_path: Path) -> None:
+    async with run_outstation(SimulatedDer(), "127.0.0.1", 0, tick_interval=0.5) as server:
+        config = tmp_path / "gridwire.json"
+        config.write_bytes(
+            orjson.dumps(
+                {
+                    "outstations": [
+                        {
+                            "name": "der",
+                            "host": "127.0.0.1",
+                            "port": server.port,
+                            "profile": "ieee1815.2",
+                        }
+                    ]
+                }
+            )
+        )
+        async with open_service(load_config(config)) as service:
+            answer = await service.dispatcher.call("der.functions", {"outstation": "der"})
+            result = orjson.loads(answer.body)["result"]
+            assert {f["key"] for f in result["functions"]} >= {"volt-var"}

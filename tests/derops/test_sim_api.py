@@ -282,3 +282,21 @@ async def test_an_outstation_with_no_profile_or_no_connection() -> None:
             await s.der.read(["AI537"])
         with pytest.raises(RequestError, match="unknown outstation"):
             s.master.der("nobody")
+
+
+async def test_verified_is_null_when_no_written_point_has_a_mirror() -> None:
+    plain = demo_map()
+    unpaired = [
+        dataclasses.replace(p, associated=None) if str(p.address) in ("BO5", "BI23") else p
+        for p in plain.points
+    ]
+    profile = type(plain)(
+        unpaired, title="unpaired", functions=plain.functions, curve_block=plain.curve_block
+    )
+    async with simulated(point_map=profile) as s:
+        result = await s.der.write({"BO5": False}, verify=True)
+        [point] = result.points
+        assert (point.matches, point.readback, result.verified) == (None, None, None)
+        assert functions(result.exchanges) == ["DIRECT_OPERATE"]  # nothing to read back
+        mixed = await s.der.write({"BO5": True, "AO88": 20}, verify=True)
+        assert [p.matches for p in mixed.points] == [None, True] and mixed.verified is True
