@@ -5,6 +5,7 @@ answers as an outstation whose class 0 response leaves points out."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from lxml import etree
@@ -12,6 +13,7 @@ from lxml import etree
 from gridwire.der.pointmap import PointMap
 from gridwire.der.profiles import ProfileLoader
 from gridwire.derops.compare import PointRef, compare_points, der_compare
+from gridwire.derops.facade import DerMaster
 from gridwire.devprofile.points import DeclaredPoint
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import ConnectionFailed, RequestError
@@ -63,7 +65,7 @@ def bodies(exchanges: list[Exchange]) -> list[str]:
 
 async def test_the_der_against_its_own_document(der: tuple[Master, bytes, int]) -> None:
     master, document, _ = der
-    result = await der_compare(master, "der", document, profile(master).name_of)
+    result = await der_compare(master, "der", document)
     assert result.declared == result.served == 696
     assert result.absent == [] and result.undeclared == [] and result.class_0 == []
     assert len(result.points) == 696
@@ -82,7 +84,7 @@ async def test_one_point_moved_is_one_absent_and_one_undeclared(
 ) -> None:
     master, document, _ = der
     moved = edited(document, "analogInput", 537, index="9000")
-    result = await der_compare(master, "der", moved, profile(master).name_of)
+    result = await der_compare(master, "der", moved)
     assert result.absent == [PointRef("ai", 9000, "System meter active power")]
     assert result.undeclared == [PointRef("ai", 537, "System meter active power")]
     assert result.declared == 696 and result.served == 696
@@ -99,7 +101,7 @@ async def test_absent_points_in_two_ranges_are_read_range_by_range(
     moved = edited(
         edited(document, "analogInput", 537, index="9000"), "binaryInput", 3, index="700"
     )
-    result = await der_compare(master, "der", moved, profile(master).name_of)
+    result = await der_compare(master, "der", moved)
     assert [(p.type, p.index) for p in result.absent] == [("bi", 700), ("ai", 9000)]
     assert [(p.type, p.index) for p in result.undeclared] == [("bi", 3), ("ai", 537)]
     both = "0100" + "01" + "bc02" * 2 + "1e00" + "01" + "2823" * 2
@@ -115,7 +117,7 @@ async def test_absent_points_in_two_ranges_are_read_range_by_range(
 async def test_class_0_inclusion_unlike_the_declaration(der: tuple[Master, bytes, int]) -> None:
     master, document, _ = der
     never = edited(document, "binaryInput", 5, includedInClass0Response="never")
-    result = await der_compare(master, "der", never, profile(master).name_of)
+    result = await der_compare(master, "der", never)
     (difference,) = result.class_0
     assert (difference.type, difference.index, difference.declared, difference.carried) == (
         "bi",
@@ -190,3 +192,40 @@ async def test_a_point_left_out_of_class_0_is_read_and_reported() -> None:
     assert (difference.index, difference.declared, difference.carried) == (2, "always", False)
     assert [(p.index, p.value) for p in result.points] == [(0, 1.0), (1, 1.0), (2, 5.0)]
     assert result.served == 3  # the event for AI 7 is not a point served
+
+
+async def test_the_python_api_compare_and_document(tmp_path: Path) -> None:
+    """``master.der(name).compare()`` and ``.document()``: the outstation's own document by
+    default, the one given otherwise; no document anywhere is a request error saying how."""
+    device = SimulatedDer()
+    async with run_outstation(device, "127.0.0.1", 0) as server:
+        path = tmp_path / "der.xml"
+        path.write_bytes(der_device_profile(device, port=server.port))
+        master = DerMaster()
+        try:
+            await master.add(
+                OutstationSettings(
+                    name="der",
+                    host="127.0.0.1",
+                    port=server.port,
+                    profile="ieee1815.2",
+                    device_profile=str(path),
+                )
+            )
+            der = master.der("der")
+            own = await der.compare()
+            assert own.absent == [] and own.undeclared == [] and own.declared == 696
+            layout = await der.document()
+            assert layout.title.startswith("gridwire simulated IEEE 1815.2 DER")
+            moved = edited(path.read_bytes(), "analogInput", 537, index="9000")
+            given = await der.compare(moved)
+            assert given.undeclared == [PointRef("ai", 537, "System meter active power")]
+            assert (await der.document(path)).title == layout.title
+            await master.remove("der")
+            await master.add(OutstationSettings(name="bare", host="127.0.0.1", port=server.port))
+            with pytest.raises(RequestError, match="'bare' has no Device Profile document"):
+                await master.der("bare").compare()
+            fallback = await master.der("bare").compare(fallback=path)
+            assert fallback.absent == [] and fallback.undeclared == []
+        finally:
+            await master.close()

@@ -19,17 +19,16 @@ cannot be asked of an outstation) beside the value it served.
 
 from __future__ import annotations
 
-import asyncio
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from gridwire.derops.documents import Document, document_source, read_source_off_loop
 from gridwire.derops.ranges import POINT_TYPES, PointReader, read_ranges
 from gridwire.devprofile.points import DeclaredPoint, declared_points
-from gridwire.devprofile.reader import read_document, read_document_file
 from gridwire.dnp3.objects.records import DnpObject, Value
+from gridwire.master import Master
 from gridwire.master.records import Exchange
 
 NameOf = Callable[[str, int], str | None]
@@ -166,23 +165,17 @@ async def compare_points(
     )
 
 
-def load_declared(document: str | bytes | Path | ET.Element) -> list[DeclaredPoint]:
-    """The points a document declares: document text or octets, a file, or a read root."""
-    if isinstance(document, Path):
-        root = read_document_file(document)
-    elif isinstance(document, ET.Element):
-        root = document
-    else:
-        root = read_document(document)
-    return declared_points(root)
-
-
 async def der_compare(
-    reader: CompareReader,
+    master: Master,
     outstation: str,
-    document: str | bytes | Path | ET.Element,
-    name_of: NameOf | None = None,
+    document: Document | None = None,
+    fallback: Path | None = None,
 ) -> CompareResult:
-    """der.compare against ``document`` (read off the event loop, in a thread)."""
-    declared = await asyncio.to_thread(load_declared, document)
-    return await compare_points(reader, outstation, declared, name_of)
+    """der.compare of ``outstation`` against ``document`` (text, octets or a file), else its
+    own device_profile, else ``fallback`` (see :mod:`gridwire.derops.documents`); undeclared
+    points are named from the outstation's profile when it has one."""
+    source = document_source(master, outstation, document, fallback)
+    root = await read_source_off_loop(source)
+    profile = master.point_map(outstation)
+    name_of = profile.name_of if profile is not None else None
+    return await compare_points(master, outstation, declared_points(root), name_of)

@@ -27,7 +27,9 @@ from typing import Any
 
 from gridwire.der.pointmap import PointMap
 from gridwire.der.profiles import ProfileLoader
+from gridwire.derops.compare import CompareResult, der_compare
 from gridwire.derops.curve import CurveResult, der_curve
+from gridwire.derops.documents import Document, der_document
 from gridwire.derops.enable import EnableResult, der_enable
 from gridwire.derops.functions import FunctionsResult, der_functions
 from gridwire.derops.operated import Mode
@@ -36,6 +38,7 @@ from gridwire.derops.read import DerReadResult, der_read
 from gridwire.derops.values import Requested
 from gridwire.derops.write import DerWriteResult, der_write
 from gridwire.derops.write_curve import WriteCurveResult, der_write_curve
+from gridwire.devprofile.layout import Layout
 from gridwire.master import Master, ProfileSource
 
 
@@ -106,6 +109,20 @@ class Der:
             points,
             mode,
         )
+
+    async def compare(
+        self, document: Document | None = None, *, fallback: Path | None = None
+    ) -> CompareResult:
+        """der.compare against ``document`` (text, octets or a file), else the outstation's
+        own ``device_profile``, else ``fallback``; needs no profile."""
+        return await der_compare(self.master, self.outstation, document, fallback)
+
+    async def document(
+        self, document: Document | None = None, *, fallback: Path | None = None
+    ) -> Layout:
+        """der.document of ``document``, else of the outstation's own ``device_profile``,
+        else of ``fallback``; sends nothing."""
+        return await der_document(self.master, self.outstation, document, fallback)
 
 
 class DerMaster(Master):

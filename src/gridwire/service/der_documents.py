@@ -3,31 +3,22 @@ each (the procedures are :mod:`gridwire.devprofile` and :mod:`gridwire.derops.co
 
 Neither commands an outstation (der.compare only reads) and neither needs a profile. The
 document is the one sent as ``document``; else the outstation's own (``device_profile`` given
-to ``add`` or in its ``--config`` entry); else the service's ``--device-profile``. Reading
-and laying out a document (up to 8 MiB) runs in a worker thread, so the event loop keeps
-answering other messages meanwhile.
+to ``add`` or in its ``--config`` entry); else the service's ``--device-profile``
+(:mod:`gridwire.derops.documents`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
 from gridwire.derops.compare import CompareResult, der_compare
-from gridwire.devprofile.layout import Layout, lay_out
-from gridwire.devprofile.reader import read_document, read_document_file
-from gridwire.errors import RequestError
+from gridwire.derops.documents import der_document
+from gridwire.devprofile.layout import Layout
 from gridwire.service.context import Context
 from gridwire.service.operation import Operation, OutstationParams, Params, declare
 
-HOW_TO_GIVE_A_DOCUMENT = (
-    "send it as document, give the outstation device_profile (a file) in add or in its "
-    "--config entry, or start the service with --device-profile FILE"
-)
 _DOCUMENT = Field(
     default=None,
     description="The Device Profile XML as text (at most 8 MiB); else the outstation's "
@@ -46,53 +37,16 @@ class DerCompareParams(OutstationParams):
     document: str | None = _DOCUMENT
 
 
-def document_source(
-    context: Context, outstation: str | None, document: str | None
-) -> str | tuple[Path, str]:
-    """The document to use: the text sent, else a file (the outstation's device_profile, else
-    the service's --device-profile); RequestError saying how to give one when there is none.
-    A named outstation must exist."""
-    own = context.master.session(outstation).settings.device_profile if outstation else None
-    if document is not None:
-        return document
-    if own is not None:
-        return (Path(own), f"device_profile of outstation {outstation!r}")
-    if context.device_profile is not None:
-        return (context.device_profile, "the service's --device-profile")
-    if outstation is not None:
-        raise RequestError(
-            f"outstation {outstation!r} has no Device Profile document: {HOW_TO_GIVE_A_DOCUMENT}"
-        )
-    raise RequestError(
-        "der.document needs a Device Profile document: send it as document, or name an "
-        "outstation that has one (device_profile in add or --config, or the service's "
-        "--device-profile)"
+async def _document(context: Context, params: DerDocumentParams) -> Layout:
+    return await der_document(
+        context.master, params.outstation, params.document, context.device_profile
     )
 
 
-def read_source(source: str | tuple[Path, str]) -> ET.Element:
-    """The root of the document ``source`` names (see :func:`document_source`)."""
-    if isinstance(source, tuple):
-        path, whose = source
-        return read_document_file(path, whose)
-    return read_document(source)
-
-
-def _layout(source: str | tuple[Path, str]) -> Layout:
-    return lay_out(read_source(source))
-
-
-async def _document(context: Context, params: DerDocumentParams) -> Layout:
-    source = document_source(context, params.outstation, params.document)
-    return await asyncio.to_thread(_layout, source)
-
-
 async def _compare(context: Context, params: DerCompareParams) -> CompareResult:
-    source = document_source(context, params.outstation, params.document)
-    root = await asyncio.to_thread(read_source, source)
-    profile = context.master.point_map(params.outstation)
-    name_of = profile.name_of if profile is not None else None
-    return await der_compare(context.master, params.outstation, root, name_of)
+    return await der_compare(
+        context.master, params.outstation, params.document, context.device_profile
+    )
 
 
 DER_DOCUMENT_OPERATIONS: list[Operation[Any]] = [
