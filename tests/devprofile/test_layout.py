@@ -79,6 +79,9 @@ def test_the_2_10_document() -> None:
         "1 READ\n0x00 8-bit start-stop\n0x01 16-bit start-stop\n0x06 all",
         "129 RESPONSE\n0x00 8-bit start-stop\n0x01 16-bit start-stop",
     ]
+    definition = table(layout, "Data Points List", "Binary Input Points: Configuration")
+    assert definition.columns == ["Item", "Stated"]  # values, no setting among them
+    assert definition.rows == [["Point List Definition", "Fixed\nConfigurable"]]
     binary = table(layout, "Data Points List", "Binary Input Points: Data Points")
     assert len(binary.rows) == count(tree, "//*[local-name()='binaryInput']") == 10
     assert binary.columns[:6] == [
@@ -105,11 +108,11 @@ def test_the_2_10_document() -> None:
         "Count Greater Than One",
     ]
     link = table(layout, "Configuration", "Link Config")
-    assert link.columns == ["Item", "Capabilities", "Current value", "Methods"]
+    assert link.columns == ["Item", "Capabilities", "Current value", "Methods", "Stated"]
     address = link.rows[0]
     assert address[0] == "Data Link Address"
     assert address[1].splitlines()[1] == "Range: Minimum: 0; Maximum: 65519"
-    assert address[2:] == ["1024", "Proprietary File Via Other Transport Mechanism"]
+    assert address[2:] == ["1024", "Proprietary File Via Other Transport Mechanism", ""]
 
 
 def test_the_2_08_document() -> None:
@@ -186,9 +189,9 @@ def test_settings_records_and_what_the_layout_does_not_know() -> None:
         ["Oddity", "", "", "Flavour: sour\nlemon"],
     ]
     link = table(layout, "Configuration", "Link Config")
-    assert link.columns == ["Item", "Capabilities", "Current value", "Methods"]
+    assert link.columns == ["Item", "Capabilities", "Current value", "Methods", "Stated"]
     assert link.rows == [
-        ["Data Link Address", "Range: Minimum: 0; Maximum: 65519", "7", "Protocol"]
+        ["Data Link Address", "Range: Minimum: 0; Maximum: 65519", "7", "Protocol", ""]
     ]
     widgets = table(layout, "Vendor Widgets", "Vendor Widgets")
     assert widgets.columns == ["Size", "Colour"]

@@ -13,9 +13,9 @@ vendor's document is laid out.
 
 Inside a part, an element whose children are settings (a setting has ``capabilities``,
 ``currentValue`` or ``methods``) is a settings table: a row per child, columns Item,
-Capabilities, Current value, Methods (when a row has any) and Stated (what else a row says,
-when a row says anything else). An element whose children state only values (``<fixed/>``,
-a leaf with text) is a table of Item and Stated. A list of records (``dataPoints``, the
+Capabilities, Current value, Methods (when a row has any) and Stated (what else a row says).
+An element whose children state only values (``<fixed/>``, a leaf with text), none of them
+a setting, is a table of Item and Stated. A list of records (``dataPoints``, the
 implementation table's ``table``, ``files``, or any element of two or more children of one
 name that have children of their own) is a table with a row per entry and a column per
 property (child or attribute) the entries carry. Anything else is descended into, its tables
@@ -223,13 +223,7 @@ def _settings_table(title: str, rows: list[ET.Element | tuple[str, str]], budget
                 _joined(stated),
             )
         )
-    keep = [
-        True,
-        settings,
-        settings,
-        any(r[3] for r in laid),
-        any(r[4] for r in laid),
-    ]
+    keep = [True, settings, settings, any(r[3] for r in laid), True]
     names = ["Item", "Capabilities", "Current value", "Methods", "Stated"]
     columns = [n for n, k in zip(names, keep, strict=True) if k]
     budget.take(title, len(laid), len(columns))
