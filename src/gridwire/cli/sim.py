@@ -136,7 +136,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_profile(path: Path, device: Device, settings: SimSettings, port: int) -> None:
-    assert isinstance(device, SimulatedDer)
+    """The DER's own Device Profile, as served on ``port``, written to ``path``."""
+    if not isinstance(device, SimulatedDer):
+        raise ConfigError("--write-device-profile writes the DER's document: give --der too")
     document = der_device_profile(device, settings.outstation, port)
     try:
         path.write_bytes(document)
