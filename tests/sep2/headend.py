@@ -7,10 +7,14 @@ It behaves as PEERS.md says a real head-end does: currentTime is truncated to wh
 an FSA's TimeLink may point at the same ``/tm`` as DeviceCapability, a Time resource may carry
 no pollRate while DeviceCapability says 300, an FSA may carry a TimeLink and no
 DERProgramListLink, and an unknown device draws a 500. Each Time resource's clock can be set
-ahead or behind, any path can be made to answer a given status, lists are served a few
-entries per page whatever the client asks, and the whole server can go away and come back on
-the same port. Every request is logged with the LFDI of the certificate it came with and the
-TLS suite it used.
+ahead or behind and any of its fields replaced or left out, any path can be made to answer a
+given status, to answer one octet at a time, or not at all, lists are served a few entries per
+page whatever the client asks, and the whole server can go away and come back on the same
+port. It can serve everything under a path prefix (a head-end behind a proxy at
+``https://host:port/envoy``), writing its links as absolute paths (``/envoy/edev``, as real
+ones do) or as references relative to the document they are in (``../../tm``, computed here
+with ``posixpath.relpath``, not with gridwire's code). Every request is logged with the LFDI
+of the certificate it came with and the TLS suite it used.
 
 The LFDI is computed here directly from the standard's definition (the first 20 octets of the
 SHA-256 of the DER certificate), not with gridwire's code.
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import posixpath
 import socket
 import ssl
 import threading
@@ -107,7 +112,15 @@ class HeadEndDouble:
         self.quality: dict[str, int] = {}  # Time path -> its quality (absent: the zone's)
         self.zone = TimeZone()
         self.faults: dict[str, int] = {}  # path -> HTTP status to answer instead
+        # Time path -> element -> its text instead (None: left out)
+        self.time_fields: dict[str, dict[str, str | None]] = {}
+        self.drip: dict[str, float] = {}  # path -> seconds between the answer's octets
+        self.drip_headers = True  # False: status line and headers at once, the body dripped
+        self.silent: set[str] = set()  # paths answered with nothing at all
+        self.prefix = ""  # every resource under this path ("/envoy"), none by default
+        self.relative_links = False  # links relative to their document, not absolute paths
         self.log: list[Logged] = []
+        self.stopping = threading.Event()
         self._context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self._context.maximum_version = max_tls
         self._context.set_ciphers(ciphers)
@@ -122,9 +135,10 @@ class HeadEndDouble:
 
     @property
     def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}"
+        return f"https://127.0.0.1:{self.port}{self.prefix}"
 
     def start(self) -> HeadEndDouble:
+        self.stopping.clear()
         server = _Server(("127.0.0.1", self.port), _Handler)
         server.double = self
         server.context = self._context
@@ -139,6 +153,7 @@ class HeadEndDouble:
         server, self._server = self._server, None
         if server is None:
             return
+        self.stopping.set()  # answers being dripped or withheld end
         server.shutdown()
         server.server_close()
         server.drop_connections()
@@ -183,7 +198,27 @@ class HeadEndDouble:
                     paths.add(href)
         return paths
 
+    def local(self, path: str) -> str | None:
+        """The path below the prefix (what faults, clocks and the rest are keyed by)."""
+        if not self.prefix:
+            return path
+        return path[len(self.prefix) :] if path.startswith(self.prefix + "/") else None
+
+    def link(self, document: str, target: str) -> str:
+        """How ``document`` (a path below the prefix) writes its link to ``target``."""
+        absolute = self.prefix + target
+        if not self.relative_links:
+            return absolute
+        return posixpath.relpath(absolute, posixpath.dirname(self.prefix + document))
+
     def respond(self, path: str, query: dict[str, str], lfdi: str | None) -> tuple[int, str]:
+        with self.lock:
+            local = self.local(path)
+            if local is None:
+                return 404, ""
+            return self._respond(local, query, lfdi)
+
+    def _respond(self, path: str, query: dict[str, str], lfdi: str | None) -> tuple[int, str]:
         with self.lock:
             if path in self.faults:
                 return self.faults[path], ""
@@ -198,14 +233,18 @@ class HeadEndDouble:
             return 404, ""
 
     def _dcap(self) -> str:
+        here = self.dcap_path
         rate = "" if self.dcap_poll_rate is None else f' pollRate="{self.dcap_poll_rate}"'
-        time_link = f'<TimeLink href="{self.dcap_time}"/>' if self.dcap_time else ""
+        time_link = (
+            f'<TimeLink href="{self.link(here, self.dcap_time)}"/>' if self.dcap_time else ""
+        )
         return (
-            f'<DeviceCapability xmlns="{NS}" href="{self.dcap_path}"{rate}>'
+            f'<DeviceCapability xmlns="{NS}" href="{self.link(here, here)}"{rate}>'
             f"{time_link}"
-            f'<EndDeviceListLink href="{self.edev_path}" all="{len(self.devices)}"/>'
-            '<MirrorUsagePointListLink href="/mup" all="0"/>'
-            '<SelfDeviceLink href="/sdev"/>'
+            f'<EndDeviceListLink href="{self.link(here, self.edev_path)}" '
+            f'all="{len(self.devices)}"/>'
+            f'<MirrorUsagePointListLink href="{self.link(here, "/mup")}" all="0"/>'
+            f'<SelfDeviceLink href="{self.link(here, "/sdev")}"/>'
             "</DeviceCapability>"
         )
 
@@ -215,16 +254,19 @@ class HeadEndDouble:
         dst = z.dst_offset if z.dst_start <= now < z.dst_end else 0
         rate = self.time_poll_rate.get(path)
         rate_attribute = "" if rate is None else f' pollRate="{rate}"'
+        fields: dict[str, object] = {
+            "currentTime": now,
+            "dstEndTime": z.dst_end,
+            "dstOffset": z.dst_offset,
+            "dstStartTime": z.dst_start,
+            "localTime": now + z.tz_offset + dst,
+            "quality": self.quality.get(path, z.quality),
+            "tzOffset": z.tz_offset,
+        }
+        fields.update(self.time_fields.get(path, {}))
+        elements = "".join(f"<{k}>{v}</{k}>" for k, v in fields.items() if v is not None)
         return (
-            f'<Time xmlns="{NS}" href="{path}"{rate_attribute}>'
-            f"<currentTime>{now}</currentTime>"
-            f"<dstEndTime>{z.dst_end}</dstEndTime>"
-            f"<dstOffset>{z.dst_offset}</dstOffset>"
-            f"<dstStartTime>{z.dst_start}</dstStartTime>"
-            f"<localTime>{now + z.tz_offset + dst}</localTime>"
-            f"<quality>{self.quality.get(path, z.quality)}</quality>"
-            f"<tzOffset>{z.tz_offset}</tzOffset>"
-            "</Time>"
+            f'<Time xmlns="{NS}" href="{self.link(path, path)}"{rate_attribute}>{elements}</Time>'
         )
 
     def _page(self, query: dict[str, str], count: int) -> range:
@@ -236,49 +278,59 @@ class HeadEndDouble:
         base = self.edev_path
         parts = [p for p in rest.split("/") if p]
         if not parts:
-            entries = "".join(self._end_device(i) for i in self._page(query, len(self.devices)))
+            entries = "".join(
+                self._end_device(i, base) for i in self._page(query, len(self.devices))
+            )
             shown = len(self._page(query, len(self.devices)))
             return 200, (
-                f'<EndDeviceList xmlns="{NS}" href="{base}" all="{len(self.devices)}" '
-                f'results="{shown}" subscribable="0" pollRate="900">{entries}</EndDeviceList>'
+                f'<EndDeviceList xmlns="{NS}" href="{self.link(base, base)}" '
+                f'all="{len(self.devices)}" results="{shown}" subscribable="0" pollRate="900">'
+                f"{entries}</EndDeviceList>"
             )
         if not parts[0].isdigit() or int(parts[0]) >= len(self.devices):
             return 404, ""
         d = int(parts[0])
         if len(parts) == 1:
-            return 200, self._end_device(d, namespace=True)
+            return 200, self._end_device(d, f"{base}/{d}", namespace=True)
         if parts[1:] == ["fsa"]:
             fsas = self.devices[d].fsas
             page = self._page(query, len(fsas))
-            entries = "".join(self._fsa(d, f) for f in page)
+            here = f"{base}/{d}/fsa"
+            entries = "".join(self._fsa(d, f, here) for f in page)
             return 200, (
-                f'<FunctionSetAssignmentsList xmlns="{NS}" href="{base}/{d}/fsa" '
+                f'<FunctionSetAssignmentsList xmlns="{NS}" href="{self.link(here, here)}" '
                 f'all="{len(fsas)}" results="{len(page)}" pollRate="900">'
                 f"{entries}</FunctionSetAssignmentsList>"
             )
         return 404, ""
 
-    def _end_device(self, d: int, namespace: bool = False) -> str:
+    def _end_device(self, d: int, document: str, namespace: bool = False) -> str:
         device = self.devices[d]
         base = f"{self.edev_path}/{d}"
         ns = f' xmlns="{NS}"' if namespace else ""
+        fsa_list = self.link(document, f"{base}/fsa")
         return (
-            f'<EndDevice{ns} href="{base}" subscribable="0">'
-            f'<DERListLink href="{base}/der" all="1"/>'
+            f'<EndDevice{ns} href="{self.link(document, base)}" subscribable="0">'
+            f'<DERListLink href="{self.link(document, f"{base}/der")}" all="1"/>'
             f"<lFDI>{device.lfdi}</lFDI>"
             f"<sFDI>{sfdi_of(device.lfdi)}</sFDI>"
             "<changedTime>1700000000</changedTime>"
             "<enabled>true</enabled>"
-            f'<FunctionSetAssignmentsListLink href="{base}/fsa" all="{len(device.fsas)}"/>'
+            f'<FunctionSetAssignmentsListLink href="{fsa_list}" all="{len(device.fsas)}"/>'
             "</EndDevice>"
         )
 
-    def _fsa(self, d: int, f: int) -> str:
+    def _fsa(self, d: int, f: int, document: str) -> str:
         spec = self.devices[d].fsas[f]
-        href = f"{self.edev_path}/{d}/fsa/{f}"
-        derp = f'<DERProgramListLink href="{href}/derp" all="1"/>' if spec.der_programs else ""
+        path = f"{self.edev_path}/{d}/fsa/{f}"
+        href = self.link(document, path)
+        derp = (
+            f'<DERProgramListLink href="{self.link(document, f"{path}/derp")}" all="1"/>'
+            if spec.der_programs
+            else ""
+        )
         time_href = self.fsa_time_href(d, f)
-        time_link = f'<TimeLink href="{time_href}"/>' if time_href else ""
+        time_link = f'<TimeLink href="{self.link(document, time_href)}"/>' if time_href else ""
         return (
             f'<FunctionSetAssignments href="{href}">{derp}{time_link}'
             f"<mRID>{d:02X}{f:02X}0000000000000000000000000000</mRID>"
@@ -301,9 +353,11 @@ class _Server(ThreadingHTTPServer):
 
     def finish_request(self, request: Any, client_address: Any) -> None:
         # The TLS handshake runs here, in the connection's own thread.
+        tls = self.context.wrap_socket(request, server_side=True, do_handshake_on_connect=False)
         try:
-            tls = self.context.wrap_socket(request, server_side=True)
+            tls.do_handshake()
         except (ssl.SSLError, OSError):
+            self.linger(tls)
             return
         with self.connections_lock:
             self.connections.add(tls)
@@ -314,6 +368,18 @@ class _Server(ThreadingHTTPServer):
         finally:
             with self.connections_lock:
                 self.connections.discard(tls)
+
+    @staticmethod
+    def linger(tls: ssl.SSLSocket) -> None:
+        """After a failed handshake (its alert sent), read what the client still sends for a
+        moment before closing, as a server that closes gracefully does: closing with unread
+        octets would reset the connection, and the client might read the reset before the
+        alert (with TLS 1.3 the client sends its request before the server judges its
+        certificate)."""
+        with contextlib.suppress(OSError), socket.socket(fileno=tls.detach()) as raw:
+            raw.settimeout(1.0)
+            while raw.recv(4096):
+                pass
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a dropped or refused connection is part of the tests
@@ -352,14 +418,40 @@ class _Handler(BaseHTTPRequestHandler):
                     self.headers.get("Accept"),
                 )
             )
+        local = double.local(parts.path)
+        if local in double.silent:
+            self.close_connection = True
+            double.stopping.wait(60)  # no answer at all, until the test ends
+            return
         status, body = double.respond(parts.path, query, lfdi)
         payload = body.encode()
+        delay = double.drip.get(local or "")
+        if delay is not None:
+            self.close_connection = True
+            self._drip(status, payload, delay)
+            return
         self.send_response(status)
         if payload:
             self.send_header("Content-Type", "application/sep+xml")
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
+
+    def _drip(self, status: int, payload: bytes, delay: float) -> None:
+        """The answer, status line first, one octet every ``delay`` seconds (the body only,
+        after headers sent at once, unless ``drip_headers``)."""
+        head = (
+            f"HTTP/1.1 {status} Dripping\r\nContent-Type: application/sep+xml\r\n"
+            f"Content-Length: {len(payload)}\r\n\r\n"
+        ).encode()
+        if not self.server.double.drip_headers:
+            self.wfile.write(head)
+            head = b""
+        for octet in head + payload:
+            if self.server.double.stopping.wait(delay):
+                return
+            self.wfile.write(bytes([octet]))
+            self.wfile.flush()
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

@@ -278,14 +278,15 @@ async def test_openapi_describes_both_media_types_and_the_503() -> None:
         {"$ref": "#/components/schemas/NotConnectedBody"},
     ]
     schemas = schema["components"]["schemas"]
-    # The 200's types are the contract table's: "or null" only where it says so.
+    # The 200's types are the contract table's, "or null" where it says so, and for quality,
+    # which a real head-end leaves out (the contract guarantees only current_time and source).
     reading = schemas["TimeReading"]
     assert list(reading["properties"]) == FIELDS and reading["required"] == FIELDS
     types = {name: _type(p) for name, p in reading["properties"].items()}
     assert types == {
         "current_time": "integer", "source": "server", "local_time": "integer|null",
         "tz_offset": "integer|null", "dst_offset": "integer|null", "dst_active": "boolean",
-        "quality": "integer", "offset_seconds": "number", "age_seconds": "number",
+        "quality": "integer|null", "offset_seconds": "number", "age_seconds": "number",
         "href": "string", "timebase_enabled": "boolean",
     }  # fmt: skip
     # The 503's: source unavailable, every derived field null.
@@ -308,3 +309,68 @@ def _type(prop: dict[str, object]) -> str:
     options = prop.get("anyOf", [prop])
     assert isinstance(options, list)
     return "|".join(str(o["type"]) for o in options)
+
+
+TOKEN = "s3cret-token"
+
+
+@pytest.mark.parametrize(
+    ("headers", "query", "status"),
+    [
+        ({}, "", 401),
+        ({"Authorization": f"Bearer {TOKEN}"}, "", 200),
+        ({"Authorization": f"bearer {TOKEN}"}, "", 200),  # the scheme is case-insensitive
+        ({"Authorization": "Bearer s3cret-tokeN"}, "", 401),
+        ({"Authorization": f"Basic {TOKEN}"}, "", 401),
+        ({"Authorization": f"Bearer {TOKEN}x"}, "", 401),
+        ({}, f"?token={TOKEN}", 200),
+        ({}, "?token=wrong", 401),
+        ({"Authorization": "Bearer wrong"}, f"?token={TOKEN}", 200),  # either one will do
+    ],
+)
+async def test_token_guards_every_api_route(
+    observed: Sep2Client, headers: dict[str, str], query: str, status: int
+) -> None:
+    async with asgi(management_app(Sep2Service(observed), token=TOKEN)) as http:
+        for path in ("/api/v1/time", "/api/v1/status"):
+            response = await http.get(path + query, headers=headers)
+            assert response.status_code == status, (path, response.text)
+            if status == 401:
+                assert response.headers["www-authenticate"].startswith("Bearer ")
+                assert response.headers["cache-control"] == "no-store"
+                assert response.json()["detail"]["kind"] == "unauthorized"
+        for free in ("/docs", "/openapi.json", "/docs/assets/swagger-ui.css"):
+            assert (await http.get(free)).status_code == 200  # no token needed
+
+
+async def test_token_guards_routes_an_embedding_application_adds(observed: Sep2Client) -> None:
+    sep2 = ManagementApi(Sep2Service(observed), token=TOKEN)
+    require = Depends(sep2.require)
+
+    @sep2.router.get("/api/v1/lfdi")
+    async def lfdi(service: ManagementService = require) -> dict[str, str]:
+        return {"lfdi": "x"}
+
+    host = FastAPI()
+    host.include_router(sep2.router, prefix="/sep2")
+    async with asgi(host) as http:
+        assert (await http.get("/sep2/api/v1/lfdi")).status_code == 401
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        assert (await http.get("/sep2/api/v1/lfdi", headers=auth)).status_code == 200
+
+
+async def test_openapi_documents_the_token_only_when_there_is_one() -> None:
+    async with asgi(management_app(lambda: None, token=TOKEN)) as http:
+        guarded = (await http.get("/openapi.json")).json()
+    async with asgi(management_app(lambda: None)) as http:
+        open_ = (await http.get("/openapi.json")).json()
+    time_get = guarded["paths"]["/api/v1/time"]["get"]
+    assert time_get["security"] == [{"bearer": []}, {"token": []}]
+    assert time_get["responses"]["401"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/UnauthorizedBody"
+    }
+    schemes = guarded["components"]["securitySchemes"]
+    assert schemes["bearer"]["scheme"] == "bearer" and schemes["token"]["in"] == "query"
+    assert "security" not in open_["paths"]["/api/v1/time"]["get"]
+    assert "401" not in open_["paths"]["/api/v1/time"]["get"]["responses"]
+    assert "securitySchemes" not in open_.get("components", {})

@@ -265,7 +265,9 @@ async def test_device_capability_disappearing_is_a_failure_then_rediscovery(
     client = make_client()
     await client.observe_once()
     headend.faults["/dcap"] = 404
-    with pytest.raises(HeadEndError, match="DeviceCapability /dcap answered HTTP 404"):
+    with pytest.raises(
+        HeadEndError, match=f"DeviceCapability {headend.url}/dcap answered HTTP 404"
+    ):
         await client.observe_once()
     assert client.time_reading().source == "server"
     del headend.faults["/dcap"]
@@ -460,7 +462,9 @@ async def test_dcap_path_setting_is_where_discovery_starts(
     headend.dcap_path = "/sep2/dcap"
     headend.clock_offset["/tm"] = 20.0
     default = make_client()
-    with pytest.raises(HeadEndError, match="DeviceCapability /dcap answered HTTP 404"):
+    with pytest.raises(
+        HeadEndError, match=f"DeviceCapability {headend.url}/dcap answered HTTP 404"
+    ):
         await default.observe_once()
     moved = make_client(dcap_path="/sep2/dcap")
     assert near((await moved.observe_once()).offset_seconds, 20)

@@ -12,6 +12,7 @@ from gridwire.cli import build_parser
 from gridwire.cli.sep2 import load_settings
 from gridwire.errors import ConfigError
 from gridwire.sep2.config import build_config, parse_bind, read_config_file
+from gridwire.sep2.links import prefixed
 
 
 def test_json_file_with_relative_paths_and_overrides(tmp_path: Path) -> None:
@@ -54,7 +55,12 @@ def test_defaults() -> None:
     ("data", "message"),
     [
         ({"server": {"url": "http://x"}}, "server.url: Value error, must be an https:// URL"),
+        ({"server": {"url": "https://x/envoy?a=1"}}, "server.url: Value error, must be https://"),
+        ({"server": {"url": "https://x/envoy#top"}}, "server.url: Value error, must be https://"),
+        ({"server": {"url": "https://x:99999"}}, "server.url: Value error, is not a URL"),
         ({"server": {"dcap_path": "dcap"}}, "server.dcap_path: Value error, must be a path"),
+        ({"api": {"token": ""}}, "api.token: String should match pattern"),
+        ({"api": {"token": "two words"}}, "api.token: String should match pattern"),
         ({"server": {"fsa_stale_seconds": 0}}, "server.fsa_stale_seconds: Input should be greater"),
         ({"server": {"fsa_stale_seconds": "soon"}}, "server.fsa_stale_seconds: Input should be"),
         ({"tls": {"minimum_version": "1.1"}}, "tls.minimum_version: Input should be '1.2' or"),
@@ -124,3 +130,15 @@ def test_every_flag_overrides_its_key_and_the_file_holds_the_rest(tmp_path: Path
         ["ECDHE-ECDSA-AES128-GCM-SHA256"],
         "1.3",
     )
+
+
+def test_dcap_path_is_taken_under_the_server_urls_path() -> None:
+    for url, expected in [
+        ("https://h:8443", "/dcap"),
+        ("https://h:8443/", "/dcap"),
+        ("https://h:8443/envoy", "/envoy/dcap"),
+        ("https://h:8443/envoy/", "/envoy/dcap"),
+        ("https://h/a/b", "/a/b/dcap"),
+    ]:
+        server = build_config({"server": {"url": url}}).server
+        assert server.url is not None and prefixed(server.url, server.dcap_path) == expected

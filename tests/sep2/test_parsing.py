@@ -4,6 +4,7 @@ IEEE 2030.5's schema shapes them (element names and order as in the standard).""
 from __future__ import annotations
 
 import contextlib
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -134,7 +135,8 @@ def test_function_set_assignments_list() -> None:
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        (TIME.replace(b"<quality>4</quality>", b""), "quality is missing"),
+        (TIME.replace(b"<currentTime>1341579365</currentTime>", b""), "currentTime is missing"),
+        (TIME.replace(b"<quality>4", b"<quality>high"), "quality 'high' is not an integer"),
         (TIME.replace(b">1341579365<", b">soon<"), "currentTime 'soon' is not an integer"),
         (TIME.replace(b"<tzOffset>-28800", b"<tzOffset>99999999999"), "tzOffset .* out of range"),
         (TIME.replace(b"<quality>4", b"<quality>256"), "quality 256 is out of range"),
@@ -149,6 +151,103 @@ def test_function_set_assignments_list() -> None:
 def test_malformed_time_is_refused_with_the_field_named(body: bytes, message: str) -> None:
     with pytest.raises(ResourceError, match=message):
         parse_time(body, "/tm")
+
+
+# What a real head-end sent (a CSIP-AUS server): currentTime, dstEndTime, dstOffset, localTime
+# and tzOffset, and no quality and no dstStartTime, though the schema requires both.
+AS_A_REAL_HEAD_END_SENDS_IT = TIME.replace(b"<quality>4</quality>", b"").replace(
+    b"<dstStartTime>1331460000</dstStartTime>", b""
+)
+
+
+def test_time_missing_required_fields_is_read_and_says_what_it_left_out() -> None:
+    t = parse_time(AS_A_REAL_HEAD_END_SENDS_IT, "/tm")
+    assert (t.current_time, t.tz_offset, t.dst_offset, t.dst_end_time) == (
+        1341579365, -28800, 3600, 1352019600
+    )  # fmt: skip
+    assert (t.quality, t.dst_start_time) == (None, None)
+    assert t.missing == ("dstStartTime", "quality")
+    # Without a start, whether daylight saving applies cannot be told: not active, and no
+    # local offset (its dstOffset is not 0).
+    assert not t.dst_active_at(1341579365) and t.local_offset_at(1341579365) is None
+
+
+def test_time_with_current_time_alone() -> None:
+    body = b'<Time xmlns="urn:ieee:std:2030.5:ns"><currentTime>1341579365</currentTime></Time>'
+    t = parse_time(body, "/tm")
+    assert t.current_time == 1341579365 and t.href == "/tm"
+    assert (t.tz_offset, t.dst_offset, t.quality, t.dst_start_time, t.dst_end_time) == (None,) * 5
+    assert t.missing == ("dstEndTime", "dstOffset", "dstStartTime", "quality", "tzOffset")
+    assert t.local_offset_at(1341579365) is None
+
+
+# 2000-01-01T00:00:00Z is 946684800 and 2100-01-01T00:00:00Z is 4102444800 (by hand: 30 and
+# 130 years of 365 days plus 7 and 31 leap days, times 86400).
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("currentTime", -(2**63)),
+        ("currentTime", 2**63 - 1),
+        ("currentTime", 0),
+        ("currentTime", 946684799),
+        ("currentTime", 4102444800),
+        ("tzOffset", -(2**31)),
+        ("tzOffset", 50401),
+        ("tzOffset", -50401),
+        ("dstOffset", 14401),
+        ("dstOffset", -(2**31)),
+    ],
+)
+def test_implausible_times_are_refused(field: str, value: int) -> None:
+    body = re.sub(rf"<{field}>[^<]*<".encode(), f"<{field}>{value}<".encode(), TIME)
+    with pytest.raises(ResourceError, match=rf"^Time /tm: {field} {value} is outside .*plausible"):
+        parse_time(body, "/tm")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("currentTime", 946684800),
+        ("currentTime", 4102444799),
+        ("tzOffset", 50400),
+        ("tzOffset", -50400),
+        ("dstOffset", 14400),
+        ("dstOffset", -14400),
+    ],
+)
+def test_times_at_the_bounds_are_taken(field: str, value: int) -> None:
+    body = re.sub(rf"<{field}>[^<]*<".encode(), f"<{field}>{value}<".encode(), TIME)
+    assert getattr(parse_time(body, "/tm"), _SNAKE[field]) == value
+
+
+_SNAKE = {"currentTime": "current_time", "tzOffset": "tz_offset", "dstOffset": "dst_offset"}
+
+
+def test_links_resolve_against_the_url_they_came_in() -> None:
+    # RFC 3986 section 5: an absolute path replaces the base's path, a relative one its last
+    # segment, dot segments climb; the origin is kept, a fragment dropped.
+    base = "https://head-end:8443/envoy/dcap"
+    dcap = parse_device_capability(
+        DCAP.replace(b'href="/tm"', b'href="tm"')
+        .replace(b'href="/edev"', b'href="/envoy/edev"')
+        .replace(b'href="/sdev"', b'href="./x/../sdev#self"')
+        .replace(b'href="/derp"', b'href="https://head-end:8443/envoy/derp?a=1"'),
+        base,
+    )
+    assert dcap.href == "/dcap"  # its own absolute href, as written
+    assert dcap.time_link == Link("/envoy/tm")
+    assert dcap.end_device_list_link == ListLink("/envoy/edev", 1)
+    assert dcap.self_device_link == Link("/envoy/sdev")
+    assert dcap.der_program_list_link == ListLink("/envoy/derp?a=1", 2)
+    page = parse_function_set_assignments_list(
+        FSA.replace(b'href="/tm"', b'href="../../tm"').replace(
+            b'href="/edev/3/fsa/0/tm"', b'href="//elsewhere/tm"'
+        ),
+        "https://head-end:8443/envoy/edev/3/fsa?s=0&l=25",
+    )
+    first, second = page.items
+    assert first.time_link == Link("https://elsewhere/tm")  # another origin: kept whole
+    assert second.time_link == Link("/envoy/tm")
 
 
 def test_list_entry_without_href_is_refused() -> None:

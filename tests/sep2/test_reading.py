@@ -3,6 +3,12 @@ server's own time zone fields, and nulls where the contract says."""
 
 from __future__ import annotations
 
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gridwire.sep2.errors import ResourceError
+from gridwire.sep2.parsing import parse_time
 from gridwire.sep2.reading import TimeReading, TimeUnavailable, round_half_up, time_reading
 from gridwire.sep2.resources import Time
 from gridwire.sep2.timebase import FsaLink, Timebase
@@ -109,3 +115,44 @@ def test_current_time_follows_the_local_clock_it_is_applied_to() -> None:
 
 def test_round_half_up() -> None:
     assert [round_half_up(v) for v in (0.5, 1.5, 2.5, -0.5, 2.49)] == [1, 2, 3, 0, 2]
+
+
+INT64 = st.integers(-(2**63), 2**63 - 1)
+INT32 = st.integers(-(2**31), 2**31 - 1)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    current=st.one_of(INT64, st.integers(946_000_000, 4_103_000_000)),
+    tz=st.one_of(INT32, st.integers(-50_500, 50_500)),
+    dst=st.one_of(INT32, st.integers(-14_500, 14_500)),
+    start=INT64,
+    end=INT64,
+    wall=st.sampled_from([0.0, 1_720_000_000.0]),  # a device clock never set, and a good one
+)
+def test_no_time_a_head_end_sends_breaks_the_reading(
+    current: int, tz: int, dst: int, start: int, end: int, wall: float
+) -> None:
+    # Issue 9, item 12: whatever integers a Time resource carries, it is refused as a failed
+    # observation or it gives a reading that serializes, with times between 2000 and 2100.
+    body = (
+        '<Time xmlns="urn:ieee:std:2030.5:ns">'
+        f"<currentTime>{current}</currentTime><dstEndTime>{end}</dstEndTime>"
+        f"<dstOffset>{dst}</dstOffset><dstStartTime>{start}</dstStartTime>"
+        f"<quality>3</quality><tzOffset>{tz}</tzOffset></Time>"
+    ).encode()
+    try:
+        t = parse_time(body, "/tm")
+    except ResourceError:
+        return
+    clock = HandClock(wall=wall)
+    tb = Timebase(clock)
+    tb.set_structure("/tm", [])
+    tb.observe(t, "/tm", clock.wall(), clock.monotonic())
+    reading = time_reading(tb)
+    assert isinstance(reading, TimeReading)
+    orjson.dumps(reading)
+    assert 946_684_800 <= reading.current_time <= 4_102_444_800
+    day = 86_400
+    assert reading.local_time is not None
+    assert 946_684_800 - day <= reading.local_time <= 4_102_444_800 + day

@@ -30,6 +30,7 @@ from gridwire.sep2.errors import (
     NotConnected,
     ResourceError,
     Sep2Error,
+    TimedOut,
     Unreachable,
 )
 from gridwire.sep2.identity import DeviceIdentity, identity_from_der, load_identity
@@ -64,6 +65,7 @@ __all__ = [
     "TimeReading",
     "TimeUnavailable",
     "Timebase",
+    "TimedOut",
     "Unreachable",
     "build_config",
     "identity_from_der",

@@ -7,16 +7,26 @@ answer ``not_connected``: HTTP 503 with ``Cache-Control: no-store`` and the JSON
 ``{"detail": {"kind": "not_connected", "message": WHY}}`` (on ``/time`` in text form the bare
 word ``not_connected``), so the API stays up across a connection failure and says why.
 Further routes use :meth:`ManagementApi.require` as a dependency to get the service.
+
+With a ``token``, every route of the router (those added later by an embedding application
+too) answers only a request that carries it, as ``Authorization: Bearer TOKEN`` or the query
+parameter ``token`` (for clients that cannot set a header), compared in constant time; any
+other request gets HTTP 401 with ``WWW-Authenticate: Bearer`` and the JSON body
+``{"detail": {"kind": "unauthorized", "message": WHY}}``. ``/docs`` and ``/openapi.json``
+describe the API and say nothing about the device, so they need no token.
 """
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import APIRouter, FastAPI, HTTPException, Query, Request
+from fastapi import APIRouter, FastAPI, HTTPException, Query, Request, Security
+from fastapi.params import Depends
 from fastapi.responses import Response
+from fastapi.security import APIKeyQuery, HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
 from gridwire.errors import GridwireError
@@ -31,6 +41,7 @@ ServiceProvider = ManagementService | Callable[[], ManagementService | None]
 NO_STORE = {"Cache-Control": "no-store"}
 TEXT = "text/plain; charset=utf-8"
 NOT_CONNECTED = "not_connected"
+UNAUTHORIZED = "unauthorized"
 
 
 class NotConnectedDetail(BaseModel):
@@ -40,6 +51,15 @@ class NotConnectedDetail(BaseModel):
 
 class NotConnectedBody(BaseModel):
     detail: NotConnectedDetail
+
+
+class UnauthorizedDetail(BaseModel):
+    kind: Literal["unauthorized"] = Field(description="Always unauthorized")
+    message: str = Field(description="What was wrong with the token")
+
+
+class UnauthorizedBody(BaseModel):
+    detail: UnauthorizedDetail
 
 
 _EPOCH_TEXT = {"schema": {"type": "string", "pattern": "^-?[0-9]+$"}, "example": "1718000000"}
@@ -62,6 +82,21 @@ TIME_RESPONSES: dict[int | str, dict[str, Any]] = {
 STATUS_RESPONSES: dict[int | str, dict[str, Any]] = {
     503: {"description": "No client service yet (`not_connected`)", "model": NotConnectedBody},
 }
+TOKEN_RESPONSES: dict[int | str, dict[str, Any]] = {
+    401: {
+        "description": "No token, or the wrong one (`unauthorized`): the answer tells nothing",
+        "model": UnauthorizedBody,
+    },
+}
+_BEARER = HTTPBearer(
+    auto_error=False, scheme_name="bearer", description="Authorization: Bearer TOKEN"
+)
+_QUERY_TOKEN = APIKeyQuery(
+    name="token",
+    auto_error=False,
+    scheme_name="token",
+    description="The token as a query parameter, for clients that cannot set a header",
+)
 
 
 def prefers_text(accept: str | None) -> bool:
@@ -98,12 +133,38 @@ def _not_connected(message: str, text: bool) -> Response:
     return _json({"detail": {"kind": NOT_CONNECTED, "message": message}}, 503)
 
 
-class ManagementApi:
-    """The ``/api/v1`` routes over a service or a service provider."""
+class TokenCheck:
+    """A FastAPI dependency: the request carries ``token`` (header or query), else HTTP 401."""
 
-    def __init__(self, provider: ServiceProvider) -> None:
+    def __init__(self, token: str) -> None:
+        self.token = token.encode()
+
+    async def __call__(
+        self,
+        bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_BEARER)],
+        query: Annotated[str | None, Security(_QUERY_TOKEN)],
+    ) -> None:
+        given = [c for c in (bearer.credentials if bearer else None, query) if c is not None]
+        matched = False
+        for candidate in given:  # each compared whole: the time says nothing of where it differs
+            matched |= hmac.compare_digest(candidate.encode(), self.token)
+        if not matched:
+            why = "the token is wrong" if given else "a token is needed (Authorization: Bearer)"
+            raise HTTPException(
+                401,
+                detail={"kind": UNAUTHORIZED, "message": why},
+                headers={**NO_STORE, "WWW-Authenticate": 'Bearer realm="gridwire sep2"'},
+            )
+
+
+class ManagementApi:
+    """The ``/api/v1`` routes over a service or a service provider; with ``token``, every
+    route of :attr:`router` requires it."""
+
+    def __init__(self, provider: ServiceProvider, *, token: str | None = None) -> None:
         self.provider = provider
-        self.router = APIRouter()
+        guard: list[Depends] = [Security(TokenCheck(token))] if token else []
+        self.router = APIRouter(dependencies=guard, responses=TOKEN_RESPONSES if token else None)
         self._add_routes()
 
     def service(self) -> ManagementService:
@@ -188,11 +249,14 @@ class ManagementApi:
 
 
 def management_app(
-    provider: ServiceProvider, *, title: str = "gridwire IEEE 2030.5 client"
+    provider: ServiceProvider,
+    *,
+    title: str = "gridwire IEEE 2030.5 client",
+    token: str | None = None,
 ) -> FastAPI:
-    """A standalone app: the routes at ``/api/v1``, ``/openapi.json``, and ``/docs`` served
-    from packaged Swagger UI assets (no CDN)."""
+    """A standalone app: the routes at ``/api/v1`` (requiring ``token`` when one is given),
+    ``/openapi.json``, and ``/docs`` served from packaged Swagger UI assets (no CDN)."""
     app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url="/openapi.json")
-    app.include_router(ManagementApi(provider).router)
+    app.include_router(ManagementApi(provider, token=token).router)
     install_docs(app)
     return app

@@ -18,6 +18,7 @@ from gridwire.errors import ConfigError
 from gridwire.sep2.clock import SYSTEM_CLOCK, Clock
 from gridwire.sep2.config import Sep2Config
 from gridwire.sep2.identity import DeviceIdentity, load_identity
+from gridwire.sep2.links import prefixed
 from gridwire.sep2.polling import Poller, PollSettings
 from gridwire.sep2.reading import TimeReading, TimeUnavailable, time_reading
 from gridwire.sep2.status import ClientStatus, DeviceStatus
@@ -65,7 +66,7 @@ class Sep2Client:
             identity,
             self.timebase,
             PollSettings(
-                dcap_path=server.dcap_path,
+                dcap_path=prefixed(server.url, server.dcap_path),
                 page_size=server.page_size,
                 retry_initial_seconds=server.retry_initial_seconds,
                 retry_max_seconds=server.retry_max_seconds,
@@ -104,7 +105,7 @@ class Sep2Client:
     async def observe_once(self) -> TimeReading | TimeUnavailable:
         """Discover and fetch every Time resource once; raise the failure if the round failed."""
         self.poller.poll_now()
-        await self.poller.cycle()
+        await self.poller.cycle(quiet=True)  # the failure is raised, not logged as well
         if self.poller.last_error is not None:
             raise self.poller.last_error
         return self.time_reading()

@@ -20,6 +20,7 @@ from gridwire.errors import ConfigError
 
 BASELINE_CIPHER = "ECDHE-ECDSA-AES128-CCM8"
 DEFAULT_DCAP_PATH = "/dcap"
+TOKEN_PATTERN = r"^[A-Za-z0-9._~+/-]+=*$"  # RFC 6750 b64token: what a Bearer header carries
 
 
 class _Settings(BaseModel):
@@ -27,8 +28,17 @@ class _Settings(BaseModel):
 
 
 class ServerConfig(_Settings):
-    url: str | None = Field(default=None, description="https://host:port of the head-end")
-    dcap_path: str = Field(default=DEFAULT_DCAP_PATH, description="Path of DeviceCapability")
+    url: str | None = Field(
+        default=None,
+        description="https://host:port of the head-end, with a path where its resources start "
+        "(a head-end behind a proxy: https://host:port/envoy)",
+    )
+    dcap_path: str = Field(
+        default=DEFAULT_DCAP_PATH,
+        description="Path of DeviceCapability under the path of url (/dcap under "
+        "https://host/envoy is /envoy/dcap); every link from there on is resolved against the "
+        "URL it came in, as RFC 3986 says",
+    )
     fsa_stale_seconds: float | None = Field(
         default=None,
         gt=0,
@@ -52,9 +62,15 @@ class ServerConfig(_Settings):
     def _https(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        parts = urlsplit(value)
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - reading it checks it
+        except ValueError as exc:
+            raise ValueError(f"is not a URL ({exc})") from None
         if parts.scheme != "https" or not parts.hostname:
             raise ValueError("must be an https:// URL with a host (IEEE 2030.5 runs over TLS)")
+        if parts.query or parts.fragment or "?" in value or "#" in value:
+            raise ValueError("must be https://host:port with a path at most, no query or fragment")
         return value.rstrip("/")
 
     @field_validator("dcap_path")
@@ -86,6 +102,13 @@ class TlsConfig(_Settings):
 
 class ApiConfig(_Settings):
     bind: str | None = Field(default=None, description="HOST:PORT the management API listens on")
+    token: str | None = Field(
+        default=None,
+        pattern=TOKEN_PATTERN,
+        description="When set, /api/v1/* answer only requests with Authorization: Bearer TOKEN "
+        "(or ?token=TOKEN); /docs and /openapi.json stay open. Letters, digits and -._~+/ "
+        "(RFC 6750's b64token)",
+    )
 
 
 class Sep2Config(_Settings):

@@ -3,7 +3,9 @@
 DeviceCapability (``dcap_path``) gives the global TimeLink and the EndDeviceList; the
 EndDeviceList (paged) holds this device, found by its LFDI; its FunctionSetAssignmentsList
 (paged) gives each FSA, and each FSA's own TimeLink is followed whether or not the FSA also
-lists DER programs.
+lists DER programs. Each body is parsed against the URL it was requested at, so its links
+resolve as RFC 3986 says. What discovery cannot read without failing (a list link that
+answers an error status) is told to ``notice`` with the URL requested, so status can show it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,17 @@ from gridwire.sep2.timebase import FsaLink
 from gridwire.sep2.transport import Fetched
 
 log = logging.getLogger("gridwire.sep2.discovery")
+
+# A problem that does not stop discovery: (key, one line) to report, (key, None) once solved.
+Notice = Callable[[str, str | None], None]
+EDL_NOTICE = "EndDeviceList"
+FSA_LIST_NOTICE = "FunctionSetAssignmentsList"
+
+
+def _unnoticed(key: str, message: str | None) -> None:
+    if message is not None:
+        log.info("%s", message)
+
 
 MAX_PAGES = 1000  # a list longer than this many pages is read no further
 
@@ -80,8 +93,8 @@ def fsa_shape(fsas: tuple[FunctionSetAssignments, ...]) -> tuple[tuple[str, str 
 async def fetch_device_capability(headend: Getter, path: str) -> DeviceCapability:
     fetched = await headend.get(path)
     if fetched.empty:
-        raise DiscoveryError(f"DeviceCapability {path} answered HTTP {fetched.status}")
-    return parse_device_capability(fetched.require_ok(), path)
+        raise DiscoveryError(f"DeviceCapability {fetched.url} answered HTTP {fetched.status}")
+    return parse_device_capability(fetched.require_ok(), fetched.url)
 
 
 async def read_list(
@@ -90,17 +103,16 @@ async def read_list(
     parse: Callable[[bytes, str], ListPage[T]],
     page_size: int,
     until: Callable[[T], bool] | None = None,
-) -> tuple[T, ...] | None:
+) -> tuple[T, ...]:
     """Every entry of the list at ``href``, a page (query ``s`` start, ``l`` limit) at a time;
-    stops early at an entry ``until`` accepts. None when the list is not there (404/204)."""
+    stops early at an entry ``until`` accepts. A page answered with any status but 200 raises
+    :class:`HttpStatusError` naming the URL."""
     entries: list[T] = []
     seen: set[str] = set()
     start = 0
     for _ in range(MAX_PAGES):
         fetched = await headend.get(href, {"s": start, "l": page_size})
-        if fetched.empty:
-            return None
-        page = parse(fetched.require_ok(), href)
+        page = parse(fetched.require_ok(), fetched.url)
         fresh = [e for e in page.items if e.href not in seen]
         entries.extend(fresh)
         seen.update(e.href for e in fresh)
@@ -113,10 +125,14 @@ async def read_list(
 
 
 async def find_end_device(
-    headend: Getter, link: ListLink | None, identity: DeviceIdentity, page_size: int
+    headend: Getter,
+    link: ListLink | None,
+    identity: DeviceIdentity,
+    page_size: int,
+    notice: Notice = _unnoticed,
 ) -> EndDevice | None:
     """This device's EndDevice, matched by LFDI, or None when the list does not hold it or
-    the head-end refuses to list it (HTTP error status)."""
+    the head-end refuses to list it (HTTP error status: noticed)."""
     if link is None:
         return None
     try:
@@ -129,26 +145,45 @@ async def find_end_device(
         )
     except HttpStatusError as exc:
         # Head-ends answer an unknown device's request for the list with a 500 (not a 401).
-        log.info("%s: taking this device as not registered", exc)
+        notice(EDL_NOTICE, f"EndDeviceList: {exc}; taking this device as not registered")
         return None
-    return next((e for e in entries or () if identity.matches_lfdi(e.lfdi)), None)
+    notice(EDL_NOTICE, None)
+    return next((e for e in entries if identity.matches_lfdi(e.lfdi)), None)
 
 
 async def read_assignments(
-    headend: Getter, end_device: EndDevice | None, page_size: int
+    headend: Getter,
+    end_device: EndDevice | None,
+    page_size: int,
+    notice: Notice = _unnoticed,
 ) -> tuple[FunctionSetAssignments, ...]:
+    """This device's FSAs; none when it has no list, or its list is not there (404, 410 or
+    204: noticed). Any other error status fails."""
     link = end_device.function_set_assignments_list_link if end_device else None
     if link is None:
+        notice(FSA_LIST_NOTICE, None)
         return ()
-    found = await read_list(headend, link.href, parse_function_set_assignments_list, page_size)
-    return found or ()
+    try:
+        found = await read_list(headend, link.href, parse_function_set_assignments_list, page_size)
+    except HttpStatusError as exc:
+        if exc.status not in (204, 404, 410):
+            raise
+        notice(FSA_LIST_NOTICE, f"FunctionSetAssignmentsList: {exc}; taking it as empty")
+        return ()
+    notice(FSA_LIST_NOTICE, None)
+    return found
 
 
 async def discover(
-    headend: Getter, dcap_path: str, identity: DeviceIdentity, page_size: int
+    headend: Getter,
+    dcap_path: str,
+    identity: DeviceIdentity,
+    page_size: int,
+    notice: Notice = _unnoticed,
 ) -> Structure:
     """Walk the head-end from DeviceCapability to this device's FSAs."""
     dcap = await fetch_device_capability(headend, dcap_path)
-    end_device = await find_end_device(headend, dcap.end_device_list_link, identity, page_size)
-    fsas = await read_assignments(headend, end_device, page_size)
+    edl = dcap.end_device_list_link
+    end_device = await find_end_device(headend, edl, identity, page_size, notice)
+    fsas = await read_assignments(headend, end_device, page_size, notice)
     return Structure(dcap, end_device, fsas)

@@ -28,6 +28,11 @@ class Unreachable(HeadEndError):
     """No connection could be made to the head-end, or it stopped answering."""
 
 
+class TimedOut(Unreachable):
+    """The head-end did not answer in full within the request's deadline (``timeout_seconds``
+    for all of it: connection, handshake, headers and body)."""
+
+
 class HandshakeRefused(HeadEndError):
     """The TLS handshake failed: the head-end refused our certificate, or we refused its."""
 

@@ -4,6 +4,14 @@ The XML parser is expat behind defusedxml with DTDs forbidden outright, so no en
 expanded and nothing is fetched from the network. Bodies larger than :data:`MAX_BODY` are
 refused before parsing. Every parser raises :class:`ResourceError` and nothing else,
 whatever octets it is given.
+
+Each parser takes the URL the body came from (a path will do where no origin is known): every
+``href`` in the body is resolved against it (:mod:`.links`), and errors name it.
+
+Time is read as real head-ends send it: ``currentTime`` is required and must be a plausible
+time (:data:`TIME_BOUNDS`); the other fields the schema requires may be missing (they are then
+None and named in ``Time.missing``), but one that is present must be valid and plausible
+(:data:`TZ_OFFSET_LIMIT`, :data:`DST_OFFSET_LIMIT`), or the observation is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
 from gridwire.sep2.errors import ResourceError
+from gridwire.sep2.links import resolve
 from gridwire.sep2.resources import (
     DeviceCapability,
     EndDevice,
@@ -40,16 +49,27 @@ UINT32 = (0, (1 << 32) - 1)
 UINT8 = (0, 255)
 UINT64 = (0, (1 << 64) - 1)
 
+# What a head-end's clock may plausibly say: 2000-01-01T00:00:00Z to 2100-01-01T00:00:00Z
+# (epoch seconds, the end excluded), and time zone offsets as the world has them (UTC-12 to
+# UTC+14; daylight saving of 30 minutes to 2 hours, allowed up to 4).
+TIME_BOUNDS = (946_684_800, 4_102_444_800 - 1)
+TIME_BOUNDS_TEXT = "2000-01-01..2100-01-01"
+TZ_OFFSET_LIMIT = 14 * 3600
+DST_OFFSET_LIMIT = 4 * 3600
+# The elements of Time the schema requires besides currentTime, in the schema's order.
+TIME_REQUIRED = ("dstEndTime", "dstOffset", "dstStartTime", "quality", "tzOffset")
+
 T = TypeVar("T")
 
 
 class _Reader:
     """Field access on one element, with errors that name the resource and the field."""
 
-    def __init__(self, element: Element, namespace: str, where: str) -> None:
+    def __init__(self, element: Element, namespace: str, where: str, base: str) -> None:
         self.element = element
         self.ns = namespace
         self.where = where
+        self.base = base  # the URL links are resolved against
 
     def fail(self, message: str) -> ResourceError:
         return ResourceError(f"{self.where}: {message}")
@@ -85,6 +105,13 @@ class _Reader:
         raw = self.text(name)
         return None if raw is None else self._integer(raw, name, bounds)
 
+    def check_plausible(
+        self, name: str, value: int | None, bounds: tuple[int, int], what: str
+    ) -> None:
+        """Refuse the resource when ``value`` is outside ``bounds`` (``what`` says them)."""
+        if value is not None and not bounds[0] <= value <= bounds[1]:
+            raise self.fail(f"{name} {value} is outside {what}: not a plausible time")
+
     def attribute_integer(self, name: str, bounds: tuple[int, int]) -> int | None:
         raw = self.element.get(name)
         return None if raw is None else self._integer(raw, f"@{name}", bounds)
@@ -115,7 +142,7 @@ class _Reader:
         href = (element.get("href") or "").strip()
         if not href:
             raise self.fail(f"{name} has no href")
-        return href
+        return resolve(self.base, href)
 
 
 def _root(body: bytes, tag: str, href: str) -> _Reader:
@@ -139,18 +166,18 @@ def _root(body: bytes, tag: str, href: str) -> _Reader:
         ns = f"{{{NAMESPACE}}}"
     if local != tag:
         raise ResourceError(f"{where}: expected {tag}, got {local[:80]}")
-    own = (element.get("href") or "").strip()
-    return _Reader(element, ns, f"{tag} {own or href}".rstrip())
+    return _Reader(element, ns, where, href)
 
 
-def _href_of(reader: _Reader, fallback: str) -> str:
-    return (reader.element.get("href") or "").strip() or fallback
+def _href_of(reader: _Reader) -> str:
+    """The resource's own href, resolved; the URL it came from when it gives none."""
+    return resolve(reader.base, (reader.element.get("href") or "").strip())
 
 
 def parse_device_capability(body: bytes, href: str = "") -> DeviceCapability:
     r = _root(body, "DeviceCapability", href)
     return DeviceCapability(
-        href=_href_of(r, href),
+        href=_href_of(r),
         poll_rate=r.attribute_integer("pollRate", UINT32),
         time_link=r.link("TimeLink"),
         end_device_list_link=r.list_link("EndDeviceListLink"),
@@ -161,31 +188,38 @@ def parse_device_capability(body: bytes, href: str = "") -> DeviceCapability:
 
 def parse_time(body: bytes, href: str = "") -> Time:
     r = _root(body, "Time", href)
+    current = r.integer("currentTime", INT64)
+    tz_offset = r.optional_integer("tzOffset", INT32)
+    dst_offset = r.optional_integer("dstOffset", INT32)
+    r.check_plausible("currentTime", current, TIME_BOUNDS, TIME_BOUNDS_TEXT)
+    r.check_plausible("tzOffset", tz_offset, (-TZ_OFFSET_LIMIT, TZ_OFFSET_LIMIT), "-14 h..14 h")
+    r.check_plausible("dstOffset", dst_offset, (-DST_OFFSET_LIMIT, DST_OFFSET_LIMIT), "-4 h..4 h")
     return Time(
-        href=_href_of(r, href),
+        href=_href_of(r),
         poll_rate=r.attribute_integer("pollRate", UINT32),
-        current_time=r.integer("currentTime", INT64),
-        dst_end_time=r.integer("dstEndTime", INT64),
-        dst_offset=r.integer("dstOffset", INT32),
-        dst_start_time=r.integer("dstStartTime", INT64),
+        current_time=current,
+        dst_end_time=r.optional_integer("dstEndTime", INT64),
+        dst_offset=dst_offset,
+        dst_start_time=r.optional_integer("dstStartTime", INT64),
         local_time=r.optional_integer("localTime", INT64),
-        quality=r.integer("quality", UINT8),
-        tz_offset=r.integer("tzOffset", INT32),
+        quality=r.optional_integer("quality", UINT8),
+        tz_offset=tz_offset,
+        missing=tuple(name for name in TIME_REQUIRED if r.child(name) is None),
     )
 
 
-def _end_device(r: _Reader, fallback: str) -> EndDevice:
+def _end_device(r: _Reader) -> EndDevice:
     return EndDevice(
-        href=_href_of(r, fallback),
+        href=_href_of(r),
         lfdi=r.hex_text("lFDI", 40),
         sfdi=r.optional_integer("sFDI", UINT64),
         function_set_assignments_list_link=r.list_link("FunctionSetAssignmentsListLink"),
     )
 
 
-def _function_set_assignments(r: _Reader, fallback: str) -> FunctionSetAssignments:
+def _function_set_assignments(r: _Reader) -> FunctionSetAssignments:
     return FunctionSetAssignments(
-        href=_href_of(r, fallback),
+        href=_href_of(r),
         mrid=r.hex_text("mRID", 32),
         description=r.text("description"),
         time_link=r.link("TimeLink"),
@@ -193,21 +227,18 @@ def _function_set_assignments(r: _Reader, fallback: str) -> FunctionSetAssignmen
     )
 
 
-def _list(
-    body: bytes, tag: str, item: str, href: str, read: Callable[[_Reader, str], T]
-) -> ListPage[T]:
+def _list(body: bytes, tag: str, item: str, href: str, read: Callable[[_Reader], T]) -> ListPage[T]:
     r = _root(body, tag, href)
-    own = _href_of(r, href)
     entries = []
     for index, element in enumerate(r.children(item)):
-        entry = _Reader(element, r.ns, f"{r.where} {item}[{index}]")
+        entry = _Reader(element, r.ns, f"{r.where} {item}[{index}]", r.base)
         if not (element.get("href") or "").strip():
             raise entry.fail("has no href")
-        entries.append(read(entry, ""))
+        entries.append(read(entry))
     count = r.attribute_integer("all", UINT32)
     results = r.attribute_integer("results", UINT32)
     return ListPage(
-        href=own,
+        href=_href_of(r),
         all=len(entries) if count is None else count,
         results=len(entries) if results is None else results,
         poll_rate=r.attribute_integer("pollRate", UINT32),

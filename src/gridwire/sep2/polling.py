@@ -15,7 +15,9 @@ round fails, or DeviceCapability cannot be had, the connection has failed: statu
 polls are retried with exponential backoff. 404 or 204 on an FSA's Time means that FSA has none;
 on the global Time, or on DeviceCapability, the global resource has gone and the next round
 rediscovers. A change of DeviceCapability's links or of this device's FSA list rediscovers at
-once.
+once. What is wrong without failing the connection (a Time resource that fails, or leaves out
+fields; a list discovery cannot read) is kept as a warning per subject, logged once when it
+appears or changes, shown in status until it is solved.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from gridwire.sep2.identity import DeviceIdentity
 from gridwire.sep2.parsing import parse_time
 from gridwire.sep2.status import ConnectionStateName, ConnectionStatus, PollingStatus
 from gridwire.sep2.timebase import Timebase
+from gridwire.sep2.transport import Fetched
 
 log = logging.getLogger("gridwire.sep2.polling")
 
@@ -53,6 +56,23 @@ class PollSettings:
     retry_initial_seconds: float = 1.0
     retry_max_seconds: float = 60.0
     min_poll_seconds: float = 1.0  # floor under any pollRate a head-end advertises
+
+
+# Subjects of warnings: this device's registration, and per Time href its failures and the
+# fields it leaves out (the discovery module's keys name the two lists).
+DEVICE_NOTICE = "EndDevice"
+TIME_NOTICE = "Time"
+FIELDS_NOTICE = "fields"
+TIME_NOTICES = (f"{TIME_NOTICE} ", f"{FIELDS_NOTICE} ")
+
+
+def _left_out(url: str, missing: tuple[str, ...]) -> str | None:
+    if not missing:
+        return None
+    return (
+        f"Time {url} leaves out {', '.join(missing)}, which IEEE 2030.5 requires: its "
+        "currentTime is used, and what needs them is null in the reading"
+    )
 
 
 class AllTimeFailed(HeadEndError):
@@ -86,7 +106,7 @@ class Poller:
         self._dcap_due = 0.0
         self._time_due: dict[str, float] = {}
         self._time_interval: dict[str, float] = {}
-        self._href_errors: dict[str, str] = {}
+        self._warnings: dict[str, str] = {}  # subject -> one line, while it stands
         self._failures = 0
         self._state: ConnectionStateName = "starting"
         self._since = clock.monotonic()
@@ -119,9 +139,10 @@ class Poller:
 
     # -- rounds -----------------------------------------------------------------------------
 
-    async def cycle(self) -> float:
+    async def cycle(self, *, quiet: bool = False) -> float:
         """One round: discovery or the structure check when due, then the Time resources that
-        are due. Returns the seconds until something is due again."""
+        are due. Returns the seconds until something is due again. A failed round is logged
+        (once while it stays the same) unless ``quiet``: its caller reports ``last_error``."""
         polled = self.clock.monotonic() >= self._dcap_due
         try:
             if polled and self._needs_discovery:
@@ -130,10 +151,12 @@ class Poller:
                 await self._check_structure()
             answered = await self._fetch_times()
         except (HeadEndError, ResourceError) as exc:
-            return self._failed(exc)
+            return self._failed(exc, quiet)
         except Exception as exc:  # a bug, or a head-end answer nothing above foresaw
-            log.exception("polling round failed unexpectedly")
-            return self._failed(Sep2Error(f"polling round failed: {exc!r}"))
+            failure = Sep2Error(f"polling round failed: {exc!r}")
+            if str(failure) != str(self.last_error):  # the traceback once, not every retry
+                log.error("%s", failure, exc_info=exc)
+            return self._failed(failure, quiet=True)
         if answered or polled:
             self._succeeded()
         self.timebase.review()
@@ -144,15 +167,20 @@ class Poller:
             self.rediscoveries += 1
         self.timebase.release()
         structure = await discover(
-            self.headend, self.settings.dcap_path, self.identity, self.settings.page_size
+            self.headend,
+            self.settings.dcap_path,
+            self.identity,
+            self.settings.page_size,
+            self._notice,
         )
         self._apply(structure)
-        if structure.end_device is None:
-            log.warning(
-                "head-end %s lists no EndDevice with LFDI %s; observing global Time only",
-                self.server,
-                self.identity.lfdi,
-            )
+        self._notice(
+            DEVICE_NOTICE,
+            None
+            if structure.end_device
+            else f"head-end {self.server} lists no EndDevice with LFDI {self.identity.lfdi}; "
+            "observing global Time only",
+        )
 
     def _apply(self, structure: Structure) -> None:
         self.structure = structure
@@ -160,6 +188,9 @@ class Poller:
         hrefs = set(self.timebase.time_hrefs())
         self._time_due = {h: 0.0 for h in hrefs}
         self._time_interval = {h: v for h, v in self._time_interval.items() if h in hrefs}
+        for key in [k for k in self._warnings if k.partition(" ")[2] not in hrefs]:
+            if key.startswith(TIME_NOTICES):
+                del self._warnings[key]  # a Time resource no longer linked to
         self._needs_discovery = False
         self._dcap_due = self.clock.monotonic() + (self.dcap_interval or 0.0)
 
@@ -171,12 +202,13 @@ class Poller:
         changed = dcap_shape(dcap) != old.dcap_shape()
         if not changed and old.end_device is None:
             page = self.settings.page_size
-            changed = (
-                await find_end_device(self.headend, dcap.end_device_list_link, self.identity, page)
-                is not None
-            )
+            edl = dcap.end_device_list_link
+            found = await find_end_device(self.headend, edl, self.identity, page, self._notice)
+            changed = found is not None
         if not changed and old.end_device is not None:
-            fsas = await read_assignments(self.headend, old.end_device, self.settings.page_size)
+            fsas = await read_assignments(
+                self.headend, old.end_device, self.settings.page_size, self._notice
+            )
             changed = fsa_shape(fsas) != old.fsa_shape()
         if changed:
             log.info("head-end %s changed its structure; rediscovering", self.server)
@@ -195,20 +227,21 @@ class Poller:
             try:
                 fetched = await self.headend.get(href)
                 if fetched.empty:
-                    self._time_absent(href, fetched.status, global_href)
+                    self._time_absent(href, fetched, global_href)
                     answered += 1
                     continue
-                time = parse_time(fetched.require_ok(), href)
+                time = parse_time(fetched.require_ok(), fetched.url)
             except (HeadEndError, ResourceError) as exc:
                 failures.append(exc)
-                self._note_href_error(href, str(exc))
+                self._notice(f"{TIME_NOTICE} {href}", str(exc))
                 self._time_due[href] = now + self._time_interval.get(href, self.dcap_interval or 0)
                 continue
             self.timebase.observe(time, href, fetched.wall, fetched.monotonic)
             interval = self._time_interval_for(time.effective_poll_rate)
             self._time_interval[href] = interval
             self._time_due[href] = fetched.monotonic + interval
-            self._note_href_error(href, None)
+            self._notice(f"{TIME_NOTICE} {href}", None)
+            self._notice(f"{FIELDS_NOTICE} {href}", _left_out(fetched.url, time.missing))
             answered += 1
         if self._time_interval:
             self.timebase.set_time_poll_interval(max(self._time_interval.values()))
@@ -216,23 +249,32 @@ class Poller:
             raise AllTimeFailed(f"every Time resource failed; first: {failures[0]}")
         return answered > 0
 
-    def _time_absent(self, href: str, status: int, global_href: str | None) -> None:
+    def _time_absent(self, href: str, fetched: Fetched, global_href: str | None) -> None:
         scopes = self.timebase.scopes_of(href)
         self.timebase.absent(href)
         self._time_due[href] = self._dcap_due
         if href == global_href:
-            log.warning(
-                "global Time %s answered HTTP %s; rediscovering at the next poll", href, status
+            self._notice(
+                f"{TIME_NOTICE} {href}",
+                f"global Time {fetched.url} answered HTTP {fetched.status}; rediscovering at "
+                "the next poll",
             )
             self._needs_discovery = True
         else:
-            log.info("Time %s answered HTTP %s: %s have no Time of their own", href, status, scopes)
+            self._notice(f"{TIME_NOTICE} {href}", None)
+            log.info(
+                "Time %s answered HTTP %s: %s have no Time of their own",
+                fetched.url,
+                fetched.status,
+                scopes,
+            )
 
-    def _note_href_error(self, href: str, message: str | None) -> None:
+    def _notice(self, key: str, message: str | None) -> None:
+        """Keep (and log once) or drop the warning about ``key``."""
         if message is None:
-            self._href_errors.pop(href, None)
-        elif self._href_errors.get(href) != message:
-            self._href_errors[href] = message
+            self._warnings.pop(key, None)
+        elif self._warnings.get(key) != message:
+            self._warnings[key] = message
             log.warning("%s", message)
 
     # -- connection state -------------------------------------------------------------------
@@ -250,10 +292,10 @@ class Poller:
         self._failures = 0
         self._last_success = self.clock.monotonic()
 
-    def _failed(self, exc: Sep2Error) -> float:
+    def _failed(self, exc: Sep2Error, quiet: bool) -> float:
         if isinstance(exc, DiscoveryError):
             self._needs_discovery = True
-        if self._state != "failed" or str(exc) != str(self.last_error):
+        if not quiet and (self._state != "failed" or str(exc) != str(self.last_error)):
             log.warning("%s", exc)
         self._set_state("failed")
         self.last_error = exc
@@ -273,6 +315,7 @@ class Poller:
             state=self._state,
             server=self.server,
             error=str(self.last_error) if self.last_error and self._state == "failed" else None,
+            warnings=list(self._warnings.values()),
             since_seconds=round(now - self._since, 3),
             last_success_age_seconds=(
                 None if self._last_success is None else round(now - self._last_success, 3)

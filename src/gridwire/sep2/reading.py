@@ -26,7 +26,12 @@ def round_half_up(value: float) -> int:
 @dataclass(frozen=True, slots=True)
 class TimeReading:
     """The head-end's time now (a 200). Only ``current_time`` and ``source`` are guaranteed by
-    the contract; here every field but the three time zone ones is always a value."""
+    the contract; here every field but the three time zone ones and ``quality`` is always a
+    value. A Time resource that leaves out fields the schema requires gives nulls: no
+    ``quality``, null quality; no ``tzOffset``, null tz_offset and local_time; no
+    ``dstOffset``, null dst_offset (and local_time while daylight saving is in effect); no
+    ``dstStartTime`` or ``dstEndTime``, dst_active false and local_time null unless dstOffset
+    is 0."""
 
     current_time: Annotated[
         int,
@@ -37,23 +42,32 @@ class TimeReading:
         int | None,
         Field(
             description="current_time with the server's tzOffset and (when dst_active) "
-            "dstOffset; null while no Time resource is held, for example during rediscovery"
+            "dstOffset; null while no Time resource is held, for example during rediscovery, "
+            "and when the server left out a field it needs (tzOffset; dstStartTime or "
+            "dstEndTime, unless dstOffset is 0; dstOffset while daylight saving is in effect)"
         ),
     ]
-    tz_offset: Annotated[int | None, Field(description="Seconds; null as local_time")]
-    dst_offset: Annotated[int | None, Field(description="Seconds; null as local_time")]
+    tz_offset: Annotated[
+        int | None,
+        Field(description="Seconds; null while no Time resource is held or the server left it out"),
+    ]
+    dst_offset: Annotated[
+        int | None,
+        Field(description="Seconds; null while no Time resource is held or the server left it out"),
+    ]
     dst_active: Annotated[
         bool,
         Field(
             description="Daylight saving is in effect by the held Time resource's own "
-            "dstStartTime/dstEndTime; false while none is held (no dstOffset is applied)"
+            "dstStartTime/dstEndTime; false while none is held or either date is missing"
         ),
     ]
     quality: Annotated[
-        int,
+        int | None,
         Field(
             description="The server's claim about its time source, carried through unchanged: "
-            "3 external authoritative (NTP), larger weaker, 7 intentionally uncoordinated"
+            "3 external authoritative (NTP), larger weaker, 7 intentionally uncoordinated; "
+            "null when the server left it out"
         ),
     ]
     offset_seconds: Annotated[float, Field(description="Head-end clock minus local clock")]
@@ -107,7 +121,8 @@ def time_reading(timebase: Timebase) -> TimeReading | TimeUnavailable:
         t = o.time
         dst_active = t.dst_active_at(now)
         tz_offset, dst_offset = t.tz_offset, t.dst_offset
-        local_time = round_half_up(now + t.tz_offset + (t.dst_offset if dst_active else 0))
+        local_offset = t.local_offset_at(now)
+        local_time = None if local_offset is None else round_half_up(now + local_offset)
     return TimeReading(
         current_time=round_half_up(now),
         source="server",

@@ -16,7 +16,9 @@ class _Report(BaseModel):
 
 class ScopeStatus(_Report):
     offset_seconds: float | None = Field(description="Head-end time minus local time")
-    quality: int | None = Field(description="The head-end's quality claim (3..7)")
+    quality: int | None = Field(
+        description="The head-end's quality claim (3..7); null when none is held or it was left out"
+    )
     href: str | None = Field(description="Path of the Time resource")
     age_seconds: float | None = Field(description="Age of the observation (monotonic clock)")
 
@@ -42,6 +44,11 @@ class ConnectionStatus(_Report):
     state: ConnectionStateName = Field(description="Where the client stands with the head-end")
     server: str | None = Field(description="URL of the head-end")
     error: str | None = Field(description="Why the last attempt failed; null when it did not")
+    warnings: list[str] = Field(
+        description="What is wrong now without failing the connection, each naming the URL "
+        "requested: a resource discovery could not read (its link answered an error status), "
+        "a Time resource that failed or left out fields its schema requires; empty when none"
+    )
     since_seconds: float = Field(description="Seconds in this state (monotonic clock)")
     last_success_age_seconds: float | None = Field(
         description="Seconds since the head-end last answered a poll usefully"

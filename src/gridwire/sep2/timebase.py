@@ -43,7 +43,7 @@ class Observation:
 
     href: str
     offset_seconds: float
-    quality: int
+    quality: int | None  # None when the Time resource left it out
     wall: float  # the device's wall clock at receipt
     monotonic: float  # the monotonic clock at receipt
     time: Time
