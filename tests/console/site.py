@@ -1,5 +1,5 @@
 """The console under test: the service of tests/service/harness.py with the simulated DER
-(outstation ``der``, with the profile) and a plain outstation (``plain``: a generic
+(outstation ``der``, with the profile and the Device Profile document it writes) and a plain outstation (``plain``: a generic
 database of 9,000 points that reports unsolicited), all on a loop in a thread of its own,
 so that the browser tests drive Playwright's synchronous API while the service runs.
 
@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import tempfile
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from gridwire.der.profiles import PROFILES
@@ -23,6 +25,7 @@ from gridwire.outstation.database import Database
 from gridwire.outstation.generic import GenericDevice
 from gridwire.outstation.server import OutstationServer
 from gridwire.simulator.der import SimulatedDer
+from gridwire.simulator.device_profile import der_device_profile
 from tests.service.harness import Running, outstation, running_service
 
 T = TypeVar("T")
@@ -84,8 +87,11 @@ def console_site(*, token: str | None = None, secured_token: str | None = None) 
     box: dict[str, Any] = {}
     stop = asyncio.Event()
 
+    folder = tempfile.TemporaryDirectory(prefix="gridwire-console-")
+
     async def main() -> None:
-        der = OutstationServer(SimulatedDer(), host="127.0.0.1", port=0)
+        simulated = SimulatedDer()
+        der = OutstationServer(simulated, host="127.0.0.1", port=0)
         plain = OutstationServer(
             GenericDevice(plain_database()),
             host="127.0.0.1",
@@ -96,8 +102,10 @@ def console_site(*, token: str | None = None, secured_token: str | None = None) 
             for server in (der, plain):
                 await server.start()
                 stack.push_async_callback(server.close)
+            document = Path(folder.name) / "der.xml"
+            document.write_bytes(der_device_profile(simulated, port=der.port))
             settings = [
-                outstation(der.port, "der", profile=PROFILES[0]),
+                outstation(der.port, "der", profile=PROFILES[0], device_profile=str(document)),
                 outstation(plain.port, "plain", tasks={"enable_unsolicited": [1, 2, 3]}),
             ]
             running = await stack.enter_async_context(
@@ -131,3 +139,4 @@ def console_site(*, token: str | None = None, secured_token: str | None = None) 
         loop.call_soon_threadsafe(stop.set)
         thread.join(30)
         loop.close()
+        folder.cleanup()

@@ -10,6 +10,7 @@ import { emit, on, outstationStatus, state } from "./store.js";
 import { startStream, stopStream } from "./stream.js";
 import { handleEvent, loadStation, refreshStatus, resync } from "./sync.js";
 import * as commands from "./tabs/commands.js";
+import * as der from "./tabs/der.js";
 import * as events from "./tabs/events.js";
 import * as log from "./tabs/log.js";
 import * as overview from "./tabs/overview.js";
@@ -17,7 +18,7 @@ import * as points from "./tabs/points.js";
 import * as requests from "./tabs/requests.js";
 import * as traffic from "./tabs/traffic.js";
 
-const TAB_MODULES = [overview, points, commands, events, traffic, requests, log];
+const TAB_MODULES = [overview, points, commands, events, traffic, requests, der, log];
 const tabs = [];
 let current = null;
 let started = false;
@@ -83,7 +84,8 @@ function layout() {
   const ctx = { go: openTab };
   for (const module of TAB_MODULES) {
     const tab = module.create(ctx);
-    tab.button = h("button", { type: "button", role: "tab", id: `tab-${tab.id}`, onclick: () => openTab(tab.id) }, tab.title);
+    tab.needs = module.needs ?? [];
+    tab.button = h("button", { type: "button", role: "tab", id: `tab-${tab.id}`, hidden: tab.needs.length > 0, onclick: () => openTab(tab.id) }, tab.title);
     tab.el.hidden = true;
     tab.el.setAttribute("role", "tabpanel");
     tab.el.classList.add("pane", `pane-${tab.id}`);
@@ -103,6 +105,10 @@ function layout() {
     renderHeader();
   });
   on("select", renderHeader);
+  on("schema", (schema) => {
+    // A tab whose operations this service does not have is not offered.
+    for (const tab of tabs) tab.button.hidden = !tab.needs.every((op) => schema.operations.includes(op));
+  });
   on("stream", renderStream);
   renderStream();
 }

@@ -1,0 +1,95 @@
+// The Device Profile: compare what the outstation serves with the document (der.compare) and
+// the document laid out for reading and printing (der.document). The document is the one the
+// outstation or the service was given at start, or a file chosen here (sent as text).
+
+import { call } from "../api.js";
+import { act, h, message, replace } from "../dom.js";
+
+export function createDocument() {
+  let name = null;
+  let chosen = null; // {name, text} of a file chosen here
+  const said = message();
+  const file = h("input", { type: "file", accept: ".xml,text/xml,application/xml", "aria-label": "Device Profile file" });
+  const which = h("span", { class: "muted" }, "the document given at start");
+  const compare = h("button", { type: "button" }, "Compare with the outstation");
+  const layout = h("button", { type: "button" }, "Show the document");
+  const print = h("button", { type: "button" }, "Print");
+  const out = h("div", { class: "der-document-body" });
+  const el = h("div", { class: "der-document" }, h("div", { class: "inline" }, compare, layout, print, h("label", { class: "field" }, h("span", null, "Or a file"), file), which), said, out);
+
+  file.addEventListener("change", async () => {
+    const picked = file.files?.[0];
+    if (!picked) {
+      chosen = null;
+      which.textContent = "the document given at start";
+      return;
+    }
+    chosen = { name: picked.name, text: await picked.text() };
+    which.textContent = `file ${picked.name}`;
+  });
+  const params = () => (chosen ? { document: chosen.text } : {});
+  compare.addEventListener("click", () =>
+    act(compare, said, async () => {
+      const answer = await call("der.compare", params(), name);
+      showCompare(answer);
+      return `${answer.declared} declared, ${answer.served} served: ${answer.absent.length} absent, ${answer.undeclared.length} undeclared`;
+    }),
+  );
+  layout.addEventListener("click", () =>
+    act(layout, said, async () => {
+      const answer = await call("der.document", params(), name);
+      showLayout(answer);
+      return `${answer.sections.length} sections`;
+    }),
+  );
+  print.addEventListener("click", () => window.print());
+
+  function table(columns, rows, caption) {
+    return h(
+      "div",
+      { class: "scroll-x" },
+      h("table", { class: "grid doc-table" }, caption ? h("caption", null, caption) : null, h("thead", null, h("tr", null, columns.map((c) => h("th", null, c)))), h("tbody", null, rows.map((r) => h("tr", null, r.map((c) => h("td", null, c ?? "")))))),
+    );
+  }
+
+  function records(list, caption) {
+    if (!list.length) return h("p", { class: "muted" }, `${caption}: none`);
+    const columns = Object.keys(list[0]);
+    return table(columns, list.map((r) => columns.map((c) => (typeof r[c] === "object" && r[c] !== null ? JSON.stringify(r[c]) : String(r[c] ?? "")))), `${caption} (${list.length})`);
+  }
+
+  function showCompare(answer) {
+    replace(
+      out,
+      h("h3", null, "Compared with the outstation"),
+      records(answer.absent, "Declared and not served"),
+      records(answer.undeclared, "Served and not declared"),
+      records(answer.class_0, "Class 0 differs from the declaration"),
+      h("details", null, h("summary", null, `Every declared point (${answer.points.length})`), records(answer.points, "Declared points")),
+    );
+  }
+
+  function showLayout(doc) {
+    replace(
+      out,
+      h(
+        "article",
+        { class: "device-profile" },
+        h("h2", null, doc.title),
+        h("p", { class: "muted" }, doc.notice),
+        h("dl", { class: "facts" }, doc.facts.map((f) => [h("dt", null, f.label), h("dd", null, f.value)])),
+        doc.sections.map((section) => h("section", null, h("h3", null, section.title), section.tables.map((t) => table(t.columns, t.rows, t.title)))),
+      ),
+    );
+  }
+
+  return {
+    el,
+    said,
+    load(outstation) {
+      name = outstation;
+      replace(out);
+      return null;
+    },
+  };
+}
