@@ -9,6 +9,7 @@ another origin stays an absolute URL, which the transport refuses to follow.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from urllib.parse import SplitResult, urljoin, urlsplit
 
 DEFAULT_PORTS = {"https": 443, "http": 80}
@@ -26,6 +27,7 @@ def path_of(parts: SplitResult) -> str:
     return f"{path}?{parts.query}" if parts.query else path
 
 
+@lru_cache(maxsize=4096)  # a head-end sends the same links at every poll
 def resolve(base: str, href: str) -> str:
     """``href`` resolved against ``base`` (an absolute URL, or a path when no origin is
     known). A path with its query when the target is on ``base``'s origin (or ``base`` has
