@@ -1,5 +1,6 @@
-"""``gridwire console``: the master's operations over HTTP (routes, server-sent events,
-OpenAPI), by default on 127.0.0.1:8815; ``--demo`` serves a simulated DER to try it on."""
+"""``gridwire console``: the web console and the master's operations over HTTP (routes,
+server-sent events, OpenAPI), by default on 127.0.0.1:8815; ``--demo`` serves a simulated
+DER to try it on."""
 
 from __future__ import annotations
 
@@ -14,11 +15,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = service_parser(
         subparsers,
         "console",
-        help="serve the master's operations over HTTP (127.0.0.1:8815)",
-        description="Serve the DNP3 master's operations as JSON over HTTP: POST\n"
-        "/api/<operation>, POST /api (message form), GET /events (server-sent events), GET\n"
-        "/openapi.json. Read-only unless --allow-control. A token is made at start unless\n"
-        "--token or --no-token says otherwise; binding beyond loopback needs one.",
+        help="serve the web console and the master's operations over HTTP (127.0.0.1:8815)",
+        description="Serve the web console (GET /, for a browser) and the DNP3 master's\n"
+        "operations as JSON over HTTP: POST /api/<operation>, POST /api (message form), GET\n"
+        "/events (server-sent events), GET /openapi.json. Read-only unless --allow-control.\n"
+        "A token is made at start unless --token or --no-token says otherwise; binding\n"
+        "beyond loopback needs one.",
         default_bind=CONSOLE_BIND,
     )
     parser.add_argument("--token", metavar="TOKEN", help="the token clients must send")

@@ -194,9 +194,10 @@ async def run_console(
         control = "may command" if config.allow_control else "read-only"
         announce(f"gridwire console ({control}): on {address_line(host, actual, token)}")
         announce(f"  try: {_example(host, actual, token, demo)}")
+        announce("  web console: open the address above in a browser")
         announce(
             "  API: POST /api/<operation> (Authorization: Bearer TOKEN), events: GET "
-            "/events, OpenAPI: GET /openapi.json (the web console comes in a later release)"
+            "/events, OpenAPI: GET /openapi.json"
         )
         settle_heap()
         with _signals_stop(service.stopping):
