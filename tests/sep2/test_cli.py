@@ -70,7 +70,7 @@ def test_refused_handshake_is_one_line(headend: HeadEndDouble, pki: Pki) -> None
 def test_unreachable_head_end_is_one_line(pki: Pki) -> None:
     url = f"https://127.0.0.1:{free_port()}"
     result = once("--server", url, *tls_flags(pki))
-    one_line_error(result, f"head-end {url} unreachable: connection refused (GET /dcap)")
+    one_line_error(result, f"head-end {url} unreachable: connection refused (GET {url}/dcap)")
 
 
 def test_bad_settings_are_one_line(pki: Pki, tmp_path: Path) -> None:
@@ -99,11 +99,13 @@ def write_config(path: Path, headend: HeadEndDouble, pki: Pki, bind: str) -> Non
     )
 
 
-def wait_json(url: str, condition: object, within: float = 30.0) -> dict[str, object]:
+def wait_json(
+    url: str, condition: object, within: float = 30.0, headers: dict[str, str] | None = None
+) -> dict[str, object]:
     assert callable(condition)
     deadline = time.monotonic() + within
     while True:
-        body: dict[str, object] = httpx.get(url, timeout=5).json()
+        body: dict[str, object] = httpx.get(url, headers=headers, timeout=5).json()
         if condition(body):
             return body
         assert time.monotonic() < deadline, body
@@ -159,3 +161,108 @@ def test_bad_bind_is_one_line(pki: Pki, bind: str) -> None:
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     one_line_error(result, f"api.bind {bind!r}: expected HOST:PORT")
+
+
+def test_once_logs_the_warning_that_explains_an_unavailable_reading(
+    headend: HeadEndDouble, pki: Pki
+) -> None:
+    # Issue 9, item 14: --once logged nothing below error, whatever --log-level said.
+    headend.faults["/tm"] = 404
+    headend.devices[2].fsas = []
+    result = once("--server", headend.url, *tls_flags(pki))
+    assert result.returncode == 1 and json.loads(result.stdout)["source"] == "unavailable"
+    explained = f"WARNING global Time {headend.url}/tm answered HTTP 404"
+    assert explained in result.stderr, result.stderr
+    quiet = once("--server", headend.url, *tls_flags(pki), "--log-level", "error")
+    assert quiet.returncode == 1 and quiet.stderr == ""
+    chatty = once("--server", headend.url, *tls_flags(pki), "--log-level", "info")
+    assert f"INFO connected to head-end {headend.url}" in chatty.stderr
+    assert explained in chatty.stderr
+
+
+def test_once_shows_what_a_time_resource_left_out(headend: HeadEndDouble, pki: Pki) -> None:
+    headend.time_fields["/tm"] = {"quality": None, "dstStartTime": None}
+    result = once("--server", headend.url, *tls_flags(pki))
+    assert result.returncode == 0 and json.loads(result.stdout)["quality"] is None
+    assert f"WARNING Time {headend.url}/tm leaves out dstStartTime, quality" in result.stderr
+
+
+def test_token_required_on_the_api_not_on_the_docs(headend: HeadEndDouble, pki: Pki) -> None:
+    port = free_port()
+    cmd = [*GRIDWIRE, "--server", headend.url, *tls_flags(pki), "--api-bind",
+           f"127.0.0.1:{port}", "--api-token", "s3cret-Token_1"]  # fmt: skip
+    with running(cmd, stderr=subprocess.PIPE) as proc:
+        wait_listening(port, timeout=30)
+        base = f"http://127.0.0.1:{port}"
+        refused = httpx.get(f"{base}/api/v1/status", timeout=5)
+        assert refused.status_code == 401
+        assert refused.headers["www-authenticate"].startswith("Bearer")
+        assert refused.json()["detail"]["kind"] == "unauthorized"
+        assert httpx.get(f"{base}/api/v1/time?format=text", timeout=5).status_code == 401
+        wrong = {"Authorization": "Bearer s3cret-Token_2"}
+        assert httpx.get(f"{base}/api/v1/time", headers=wrong, timeout=5).status_code == 401
+        good = {"Authorization": "Bearer s3cret-Token_1"}
+        wait_json(f"{base}/api/v1/status", lambda b: b["connection"]["state"] == "connected",
+                  headers=good)  # fmt: skip
+        assert httpx.get(f"{base}/api/v1/time", headers=good, timeout=5).status_code == 200
+        text = httpx.get(f"{base}/api/v1/time?format=text&token=s3cret-Token_1", timeout=5)
+        assert text.status_code == 200 and text.text.isdigit()
+        assert httpx.get(f"{base}/docs", timeout=5).status_code == 200
+        assert httpx.get(f"{base}/openapi.json", timeout=5).status_code == 200
+    assert proc.stderr is not None
+    assert "beyond loopback" not in proc.stderr.read()  # on loopback: no warning
+
+
+def test_token_from_the_config_file(headend: HeadEndDouble, pki: Pki, tmp_path: Path) -> None:
+    config = tmp_path / "sep2.toml"
+    port = free_port()
+    write_config(config, headend, pki, bind=f"127.0.0.1:{port}")
+    config.write_text(config.read_text() + 'token = "from-the-file"\n')  # under [api]
+    with running([*GRIDWIRE, "--config", str(config)], stderr=subprocess.PIPE):
+        wait_listening(port, timeout=30)
+        base = f"http://127.0.0.1:{port}/api/v1/status"
+        assert httpx.get(base, timeout=5).status_code == 401
+        auth = {"Authorization": "Bearer from-the-file"}
+        assert httpx.get(base, headers=auth, timeout=5).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("token", "warned"),
+    [
+        (None, "api.bind 192.0.2.1 is beyond loopback and api.token is not set"),
+        ("s3cret", "api.bind 192.0.2.1 is beyond loopback: the API is plain HTTP"),
+    ],
+)
+def test_binding_beyond_loopback_warns_at_start(pki: Pki, token: str | None, warned: str) -> None:
+    # 192.0.2.1 (TEST-NET-1) is no address of this machine: the warning comes at start, and
+    # then binding fails, so nothing listens beyond loopback during the test.
+    flags = ["--api-token", token] if token else []
+    result = subprocess.run(
+        [*GRIDWIRE, "--server", "https://127.0.0.1:1", *tls_flags(pki), *flags,
+         "--api-bind", f"192.0.2.1:{free_port()}"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2
+    first, second = result.stderr.splitlines()
+    assert first.startswith(f"gridwire sep2: WARNING {warned}")
+    assert "cannot listen on 192.0.2.1" in second
+
+
+def test_exposure_warning_only_beyond_loopback() -> None:
+    from gridwire.cli.sep2 import exposure_warning
+
+    for host in ("127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost", "LOCALHOST"):
+        assert exposure_warning(host, None) is None
+    for host in ("0.0.0.0", "::", "192.0.2.1", "head-end.example"):
+        assert exposure_warning(host, None) is not None
+        assert exposure_warning(host, "t") is not None
+
+
+@pytest.mark.parametrize("token", ["", "has space", "ünï"])
+def test_unusable_token_is_one_line(pki: Pki, token: str) -> None:
+    result = subprocess.run(
+        [*GRIDWIRE, "--server", "https://127.0.0.1:1", *tls_flags(pki),
+         "--api-bind", "127.0.0.1:1", "--api-token", token],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    one_line_error(result, "api.token")

@@ -4,7 +4,12 @@ Settings come from ``--config FILE`` (TOML, or JSON by its suffix) and the flags
 override the file key by key. A certificate that cannot be used stops the command with one
 line; a head-end that refuses the handshake or cannot be reached is reported in one line
 each time that changes, while the API stays up and polling goes on. ``--once`` instead runs
-one round, prints the time reading as JSON and exits (1 when no Time was observed).
+one round, prints the time reading as JSON and exits (1 when no Time was observed), logging
+the warnings (``--log-level``) that explain a reading left unavailable or incomplete.
+
+The management API answers anyone who reaches it unless ``api.token`` (``--api-token``) is set.
+Bound beyond loopback, a warning at start says so (and, with a token, that plain HTTP carries
+it in clear).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from gridwire.sep2.api import management_app
 from gridwire.sep2.client import Sep2Client
 from gridwire.sep2.config import Sep2Config, build_config, parse_bind, read_config_file
 from gridwire.sep2.service import Sep2Service
+from gridwire.service.line import is_loopback
 from gridwire.sockets import listening_socket
 
 
@@ -34,11 +40,21 @@ def register(subparsers: Any) -> None:
         description="Observe an IEEE 2030.5 head-end's Time resources over mutual TLS and "
         "serve the management API (GET /api/v1/time, /api/v1/status, /docs).",
     )
-    p.add_argument("--server", metavar="URL", help="head-end base URL, https://host:port")
+    p.add_argument(
+        "--server",
+        metavar="URL",
+        help="head-end base URL, https://host:port, with a path where its resources start "
+        "(https://host:port/envoy); --dcap-path is taken under it",
+    )
     p.add_argument("--tls-ca", metavar="FILE", help="CA certificate(s) of the head-end")
     p.add_argument("--tls-certificate", metavar="FILE", help="this device's certificate")
     p.add_argument("--tls-key", metavar="FILE", help="the device certificate's private key")
     p.add_argument("--api-bind", metavar="HOST:PORT", help="where the management API listens")
+    p.add_argument(
+        "--api-token",
+        metavar="TOKEN",
+        help="require this token on /api/v1/* (Authorization: Bearer TOKEN, or ?token=TOKEN)",
+    )
     p.add_argument("--dcap-path", metavar="PATH", help="DeviceCapability path (default /dcap)")
     p.add_argument(
         "--fsa-stale-seconds",
@@ -54,9 +70,8 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--log-level",
-        default="info",
         choices=["debug", "info", "warning", "error"],
-        help="what to log on standard error",
+        help="what to log on standard error (default: info; warning with --once)",
     )
     p.set_defaults(func=run)
 
@@ -73,6 +88,7 @@ def load_settings(args: argparse.Namespace) -> Sep2Config:
             "tls.certificate": args.tls_certificate,
             "tls.key": args.tls_key,
             "api.bind": args.api_bind,
+            "api.token": args.api_token,
         },
     )
 
@@ -86,18 +102,37 @@ def _logging(level: str) -> None:
     root.propagate = False
 
 
+def exposure_warning(host: str, token: str | None) -> str | None:
+    """What to warn of when the management API listens on ``host``: nothing on loopback."""
+    if is_loopback(host):
+        return None
+    if token is None:
+        return (
+            f"api.bind {host} is beyond loopback and api.token is not set: anyone who can "
+            "reach it reads this device's status and clock (set api.token or --api-token)"
+        )
+    return (
+        f"api.bind {host} is beyond loopback: the API is plain HTTP, so api.token crosses "
+        "the network in clear (put it behind TLS, or bind to loopback)"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     config = load_settings(args)
     if args.once:
-        _logging("error")
+        _logging(args.log_level or "warning")
         return asyncio.run(_once(config))
     if config.api.bind is None:
         raise ConfigError("api.bind is not set (give --api-bind HOST:PORT or api.bind)")
     host, port = parse_bind(config.api.bind)
-    _logging(args.log_level)
+    log_level = args.log_level or "info"
+    _logging(log_level)
     client = Sep2Client(config)
+    warning = exposure_warning(host, config.api.token)
+    if warning is not None:
+        logging.getLogger("gridwire.sep2").warning("%s", warning)
     listener = listening_socket(host, port, "api.bind")
-    asyncio.run(_serve(client, listener, args.log_level))
+    asyncio.run(_serve(client, listener, log_level))
     return 0
 
 
@@ -114,7 +149,7 @@ async def _once(config: Sep2Config) -> int:
 async def _serve(client: Sep2Client, listener: socket.socket, log_level: str) -> None:
     import uvicorn
 
-    app = management_app(Sep2Service(client))
+    app = management_app(Sep2Service(client), token=client.config.api.token)
     server = uvicorn.Server(
         uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="off")
     )
