@@ -103,7 +103,9 @@ def test_points_show_values_that_change_live(watched: Watched, site: Site) -> No
         ".textContent === '4321'",
         timeout=WAIT_MS,
     )
-    assert "event" in page.locator(".vt-points .vspacer .vrow:not([hidden])").inner_text()
+    changed = page.locator(".vt-points .vspacer .vrow:not([hidden])")
+    assert "event" in changed.inner_text()
+    assert re.search(r"\bflash-[ab]\b", changed.get_attribute("class") or "")  # it flashes
     page.click("#tab-events")
     page.wait_for_selector(".vt-events .vrow:has-text('unsolicited'):has-text('4321')")
     watched.shot("plain-points-live")
@@ -367,6 +369,12 @@ def test_saved_requests_stay_in_the_browser_and_are_sent(watched: Watched, site:
     )
     assert "3c 01 06" in page.inner_text(".pane-requests .result")
     watched.shot("plain-requests-sent")
+    # Every N seconds, until stopped.
+    page.fill("input[aria-label='repeat every seconds']", "0.5")
+    page.click("form.request-form button:text-is('Repeat')")
+    page.locator("form.request-form .msg.ok").filter(has_text="#3:").wait_for(timeout=WAIT_MS)
+    page.click("form.request-form button:text-is('Stop')")
+    assert page.inner_text("form.request-form button[aria-pressed]") == "Repeat"
     watched.assert_clean()
 
 
@@ -565,4 +573,77 @@ def test_der_settings_are_written_and_read_back(watched: Watched, site: Site) ->
     watched.shot("der-der-settings-written")
     read = der_call(site, "der.read", names=[setting["address"]])["points"][0]
     assert read["value"] == wanted
+    watched.assert_clean()
+
+
+def test_every_command_card_answers(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "plain", "commands")
+    cards = page.locator(".pane-commands .command-cards")
+
+    def answered(card: str, button: str) -> str:
+        section = cards.locator("section.card", has=page.locator(f"h3:text-is('{card}')"))
+        section.locator(f"button:text-is('{button}')").click()
+        said = section.locator(".msg").first
+        page.wait_for_function(
+            "el => el.className.includes('ok') || el.className.includes('error')",
+            arg=said.element_handle(),
+            timeout=WAIT_MS,
+        )
+        assert "ok" in (said.get_attribute("class") or ""), f"{card} {button}: {said.inner_text()}"
+        return said.inner_text()
+
+    for kind in ("integrity", "events", "class0", "class1", "class2", "class3", "outputs"):
+        assert "READ complete" in answered("Scan", kind)
+    assert "integrity every 10 s" in answered("Repeat", "Start")
+    assert answered("Repeat", "Stop all") == "no scan on a schedule"
+    assert "READ complete" in answered("Read", "Read")
+    assert "written true" in answered("Time", "Synchronize")
+    page.locator("select[aria-label='procedure']").select_option("non_lan")
+    assert "written true" in answered("Time", "Synchronize")
+    assert "WRITE complete" in answered("Time", "Write time")
+    assert "IMMED_FREEZE complete" in answered("Freeze", "Freeze counters")
+    assert "DISABLE_UNSOLICITED complete" in answered("Unsolicited", "Disable")
+    assert "ENABLE_UNSOLICITED complete" in answered("Unsolicited", "Enable")
+    page.locator("input[aria-label='hex body']").fill("3c0206")
+    assert "READ complete" in answered("Request by function code", "Send")
+    # The result card shows the last exchange: its request as sent.
+    assert "c" in page.inner_text(".pane-commands .result .hex-line")
+    watched.shot("plain-commands-all")
+    # A body that is not hexadecimal is refused where it was typed, and nothing is sent.
+    page.locator("input[aria-label='hex body']").fill("3c0")
+    section = cards.locator(
+        "section.card", has=page.locator("h3:text-is('Request by function code')")
+    )
+    section.locator("button:text-is('Send')").click()
+    assert "hexadecimal" in section.locator(".msg.error").inner_text()
+    watched.assert_clean()
+
+
+def test_deviations_show_on_every_tab_while_any_is_on(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "der", "commands")
+    banner = page.locator(".banner")
+    assert banner.is_hidden()
+    page.locator("input[data-deviation='withhold_unsolicited_confirmation']").check()
+    banner.filter(has_text="withhold_unsolicited_confirmation").wait_for(timeout=WAIT_MS)
+    for tab in TABS:
+        page.click(f"#tab-{tab}")
+        assert banner.is_visible(), tab
+    watched.shot("der-deviation-banner")
+    assert site.running.master.status().outstations[0].deviations
+    page.click("#tab-commands")
+    page.click(".deviations button:text-is('All off')")
+    banner.wait_for(state="hidden", timeout=WAIT_MS)
+    assert not any(o.deviations for o in site.running.master.status().outstations)
+    watched.assert_clean()
+
+
+def test_events_are_cleared_here_and_on_the_master(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "plain", "events")
+    site.call(lambda: site.plain_device.database.update("bi", 7, True, now=site.plain.clock()))
+    site.call(site.plain._wake.set)
+    page.wait_for_selector(".vt-events .vrow:has-text('unsolicited')", timeout=WAIT_MS)
+    page.click(".pane-events button:text-is('Clear')")
+    page.locator(".pane-events .msg.ok").filter(has_text="events forgotten").wait_for()
+    assert page.inner_text(".pane-events .count").startswith("0 of 0")
+    assert site.call(lambda: site.running.master.events("plain")) == []
     watched.assert_clean()
