@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from gridwire.master.conditions import (
 )
 from gridwire.master.connection import check_tls
 from gridwire.master.controls import Control, ControlProfile
+from gridwire.master.hold import Hold
 from gridwire.master.records import (
     CaptureResult,
     Exchange,
@@ -416,6 +418,12 @@ class Master:
         if what == "values":
             return session.store.clear()
         raise RequestError(f"clear: {what!r} is not one of {', '.join(CLEARABLE)}")
+
+    def hold(self, outstation: str) -> AbstractAsyncContextManager[Hold]:
+        """Hold ``outstation`` for the ``async with`` block: requests from other callers,
+        tasks and scheduled scans wait until it ends; the holder's own go
+        (:mod:`gridwire.master.hold`)."""
+        return self.session(outstation).hold()
 
     def deviate(self, outstation: str, deviations: dict[str, object]) -> dict[str, object]:
         """Turn named deviations on or off; returns those on."""

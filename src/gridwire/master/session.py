@@ -37,6 +37,7 @@ from gridwire.master.association import Association, Fragment
 from gridwire.master.bus import EventBus
 from gridwire.master.connection import Connection, open_connection
 from gridwire.master.deviations import Deviations
+from gridwire.master.hold import Hold
 from gridwire.master.records import Outcome, OutstationStatus, exchange_record
 from gridwire.master.scans import (
     class_read,
@@ -125,6 +126,7 @@ class Session:
         self.endpoints: tuple[Endpoint, Endpoint] | None = None
         self._connection: Connection | None = None
         self._lock = asyncio.Lock()
+        self.hold = Hold()  # while held, only the holder's requests go (Master.hold)
         self._connect_lock = asyncio.Lock()
         self._pending: _Pending | None = None
         self._reconnector: asyncio.Task[None] | None = None
@@ -473,7 +475,7 @@ class Session:
         gate.check(function, self.allow_control)
         if not self.connected:
             raise ConnectionFailed(f"outstation {self.name} is not connected")
-        async with self._lock:
+        async with self.hold.turn(self._lock, own=task is None):
             if not self.connected:
                 raise ConnectionFailed(f"outstation {self.name} is not connected")
             return await self._exchange(function, body, task, broadcast)
