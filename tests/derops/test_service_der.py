@@ -140,6 +140,13 @@ async def test_refusals(kind: str) -> None:
             "request",
         )
         assert "points[0] y" in message and "2.5 is not a whole number" in message
+        long_name = "x" * 1025  # a name beyond 1024 characters is refused before any lookup
+        message = error(await api.call("der.read", "der", group=long_name), "request")
+        assert "group" in message and "1024" in message
+        message = error(await api.call("der.write", "der", points={long_name: 1}), "request")
+        assert "points" in message and "1024" in message
+        many = [f"AI{i}" for i in range(2049)]
+        assert "names" in error(await api.call("der.read", "der", names=many), "request")
         message = error(await api.call("der.read", "plain", names=["AI537"]), "request")
         assert "'plain' was given no profile" in message and "ieee1815.2" in message
         assert error(await api.call("der.functions", "nobody"), "request")

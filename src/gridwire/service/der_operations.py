@@ -30,12 +30,21 @@ Mode = Literal["direct", "select", "direct_no_ack"]
 Number = int | float
 WriteValue = bool | int | float | str
 
+NAME_LIMIT = 1024
+"""The longest name of a point, group or function taken, in characters."""
+POINTS_LIMIT = 2048
+"""The most points one der.read names or one der.write writes (the profile's tables hold about
+two thousand points); checking that many names takes a few milliseconds."""
+Name = Annotated[str, Field(min_length=1, max_length=NAME_LIMIT)]
+
 
 class DerReadParams(OutstationParams):
-    names: list[str] | None = Field(
-        default=None, description="Points by name (whole or first sentence) or address"
+    names: list[Name] | None = Field(
+        default=None,
+        max_length=POINTS_LIMIT,
+        description="Points by name (whole or first sentence) or address",
     )
-    group: str | None = Field(
+    group: Name | None = Field(
         default=None,
         description="A function by key, name, purpose or enable output, or every point of "
         "one purpose (Nameplate, Monitoring...)",
@@ -43,8 +52,9 @@ class DerReadParams(OutstationParams):
 
 
 class DerWriteParams(OutstationParams):
-    points: dict[str, WriteValue] = Field(
+    points: dict[Name, WriteValue] = Field(
         min_length=1,
+        max_length=POINTS_LIMIT,
         description="Values by output name or address, written in this order: a number in "
         "engineering units, true/false/0/1 or a state name for a binary output",
     )
@@ -58,9 +68,7 @@ class DerWriteParams(OutstationParams):
 
 
 class DerFunctionParams(OutstationParams):
-    function: str = Field(
-        min_length=1, description="The function by key, name, purpose or enable output"
-    )
+    function: Name = Field(description="The function by key, name, purpose or enable output")
     mode: Mode = "direct"
 
 
