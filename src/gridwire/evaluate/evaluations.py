@@ -1,0 +1,141 @@
+"""The evaluations of one master: one run per outstation at a time, its progress, the last
+report, and cancelling (the ``evaluate``, ``evaluation`` and ``cancel_evaluation``
+operations).
+
+A run is its own asyncio task: a caller that goes away while waiting for the report (a
+client that closed its connection) does not end it; the run goes on to its end, and
+``evaluation`` gives its report. A second ``evaluate`` while one runs against the outstation
+is refused (spec, Errors rule 6) as a request error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+
+from gridwire.errors import RequestError
+from gridwire.evaluate.records import CancelResult, EvaluationStatus, Report, Summary
+from gridwire.evaluate.runner import Options, Progress, evaluate
+from gridwire.master import Master
+
+
+@dataclass(slots=True)
+class _Run:
+    progress: Progress
+    task: asyncio.Task[Report]
+
+
+class Evaluations:
+    """The evaluations of ``master`` (see the module's notes)."""
+
+    def __init__(self, master: Master) -> None:
+        self._master = weakref.ref(master)
+        self._running: dict[str, _Run] = {}
+        self._last: dict[str, Report] = {}
+
+    @property
+    def master(self) -> Master:
+        master = self._master()
+        if master is None:
+            raise RuntimeError("the master of these evaluations is gone")
+        return master
+
+    def running(self, outstation: str) -> bool:
+        return outstation in self._running
+
+    async def evaluate(
+        self,
+        outstation: str,
+        options: Options | None = None,
+        *,
+        device_profile: Path | None = None,
+        progress: Progress | None = None,
+    ) -> Report:
+        """Run an evaluation of ``outstation`` and answer with its report; RequestError when
+        one already runs against it (and what :func:`~gridwire.evaluate.runner.evaluate`
+        raises)."""
+        master = self.master
+        master.session(outstation)  # RequestError for an unknown outstation first
+        under_way = self._running.get(outstation)
+        if under_way is not None:
+            p = under_way.progress
+            at = f", at {p.current}" if p.current else ""
+            raise RequestError(
+                f"an evaluation of {outstation} is already running (started {p.started}, "
+                f"{len(p.results)} of {p.total} checks done{at}); one at a time per "
+                "outstation: wait for its report or cancel_evaluation"
+            )
+        progress = progress or Progress(outstation)
+        task = asyncio.ensure_future(
+            evaluate(
+                master,
+                outstation,
+                options,
+                device_profile=device_profile,
+                progress=progress,
+            )
+        )
+        self._running[outstation] = _Run(progress, task)
+        task.add_done_callback(lambda done: self._ended(outstation, done))
+        return await asyncio.shield(task)
+
+    def _ended(self, outstation: str, task: asyncio.Task[Report]) -> None:
+        run = self._running.get(outstation)
+        if run is not None and run.task is task:
+            del self._running[outstation]
+        if not task.cancelled() and task.exception() is None:
+            self._last[outstation] = task.result()
+
+    def status(self, outstation: str) -> EvaluationStatus:
+        """The run under way against ``outstation``, else its last report."""
+        self.master.session(outstation)
+        run = self._running.get(outstation)
+        if run is not None:
+            p = run.progress
+            return EvaluationStatus(
+                outstation=outstation,
+                state="running",
+                started=p.started,
+                current=p.current,
+                done=len(p.results),
+                total=p.total,
+                cancelling=p.cancelled,
+                summary=Summary.of(p.results),
+                results=list(p.results),
+            )
+        report = self._last.get(outstation)
+        if report is None:
+            return EvaluationStatus(outstation=outstation, state="none")
+        return EvaluationStatus(
+            outstation=outstation,
+            state="finished",
+            started=report.started,
+            done=len(report.results),
+            total=len(report.results),
+            summary=report.summary,
+            results=report.results,
+            report=report,
+        )
+
+    def cancel(self, outstation: str) -> CancelResult:
+        """Stop the run against ``outstation`` after the check under way; the rest are
+        reported not_run ("cancelled"). Nothing to do when none runs."""
+        self.master.session(outstation)
+        run = self._running.get(outstation)
+        if run is None:
+            return CancelResult(outstation, cancelled=False, current=None)
+        run.progress.cancelled = True
+        return CancelResult(outstation, cancelled=True, current=run.progress.current)
+
+
+_OF_MASTER: weakref.WeakKeyDictionary[Master, Evaluations] = weakref.WeakKeyDictionary()
+
+
+def evaluations_of(master: Master) -> Evaluations:
+    """The evaluations of ``master`` (made on first use)."""
+    found = _OF_MASTER.get(master)
+    if found is None:
+        found = _OF_MASTER[master] = Evaluations(master)
+    return found

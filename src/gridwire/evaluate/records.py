@@ -1,0 +1,126 @@
+"""The records an evaluation answers with: a check's result, the report, the catalogue listing,
+and the progress of a run.
+
+Slotted dataclasses, as the master's records are (orjson writes them as they are, pydantic
+derives their JSON Schema for OpenAPI). Field names are those of issue 11, which fills in
+what the spec leaves "not shown".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+Verdict = Literal["passed", "failed", "not_applicable", "not_run"]
+VERDICTS: tuple[Verdict, ...] = ("passed", "failed", "not_applicable", "not_run")
+
+
+@dataclass(slots=True)
+class CheckResult:
+    """One check's result.
+
+    ``detail`` says why (empty when passed); ``notes`` what else was seen (a refusal with an
+    unusual status, a restore that failed...); ``requests`` how many requests the check sent;
+    ``seconds`` how long it ran; ``frames`` the first and last trace ids of the frames it
+    sent and received (null when none); ``packets`` the first and last packet numbers of
+    those frames in the run's pcap, when the run was captured (else null).
+    """
+
+    id: str
+    title: str
+    verdict: Verdict
+    detail: str = ""
+    notes: list[str] = field(default_factory=list)
+    requests: int = 0
+    seconds: float = 0.0
+    frames: list[int] | None = None
+    packets: list[int] | None = None
+
+
+@dataclass(slots=True)
+class Summary:
+    """How many checks ended with each verdict."""
+
+    passed: int = 0
+    failed: int = 0
+    not_applicable: int = 0
+    not_run: int = 0
+
+    @classmethod
+    def of(cls, results: Iterable[CheckResult]) -> Summary:
+        summary = cls()
+        for result in results:
+            setattr(summary, result.verdict, getattr(summary, result.verdict) + 1)
+        return summary
+
+
+@dataclass(slots=True)
+class Report:
+    """What ``evaluate`` answers (and ``gridwire evaluate --report`` writes).
+
+    ``started`` is UTC in ISO 8601; ``tables`` names the edition of the point tables the
+    outstation's profile follows; ``curves`` is the number of curves given, else the number
+    found (null when no check needed it).
+    """
+
+    tool: str
+    version: str
+    outstation: str
+    started: str
+    allow_control: bool
+    allow_deviations: bool
+    tables: str
+    settle: float
+    curves: int | None
+    summary: Summary
+    results: list[CheckResult]
+
+
+@dataclass(slots=True)
+class CheckInfo:
+    """A check as ``checks`` lists it."""
+
+    id: str
+    title: str
+    set: str
+    writes: bool
+    deviates: bool
+
+
+@dataclass(slots=True)
+class ChecksResult:
+    """``checks``: every check an evaluation can run, in catalogue order."""
+
+    checks: list[CheckInfo]
+
+
+@dataclass(slots=True)
+class EvaluationStatus:
+    """``evaluation``: the run under way against an outstation, or the last one.
+
+    ``state`` is ``running``, ``finished`` or ``none`` (no evaluation ran since the service
+    started); ``current`` the check under way; ``done`` of ``total`` checks ended so far,
+    ``results`` theirs; ``cancelling`` once ``cancel_evaluation`` was asked; ``report`` the
+    whole report once finished.
+    """
+
+    outstation: str
+    state: Literal["running", "finished", "none"]
+    started: str | None = None
+    current: str | None = None
+    done: int = 0
+    total: int = 0
+    cancelling: bool = False
+    summary: Summary = field(default_factory=Summary)
+    results: list[CheckResult] = field(default_factory=list)
+    report: Report | None = None
+
+
+@dataclass(slots=True)
+class CancelResult:
+    """``cancel_evaluation``: whether a run was under way (it stops after ``current``)."""
+
+    outstation: str
+    cancelled: bool
+    current: str | None
