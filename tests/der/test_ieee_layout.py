@@ -180,6 +180,16 @@ def test_a_block_start_written_otherwise_is_a_heading(start: Any) -> None:
     assert result.point_map.at("AI5000") is None
 
 
+@pytest.mark.parametrize("symbol", ["DER_Unit", "der_unit", "Inverter", "VP", "HM", "EX"])
+def test_a_bare_symbol_is_a_heading_even_with_an_underscore(symbol: str) -> None:
+    # "DER_Unit" holds a "_" yet is a bare symbol (no type, no offset): a heading, not the
+    # point DER_Unit_AI+0 named by the heading's words.
+    result = load({"AI": {(7, 1): symbol}})
+    assert result.point_map.at("AI520") is None and result.point_map.at("AI540") is None
+    assert point(result, "AI120").section == "System meter"
+    assert len(result.point_map) == 29 and result.warnings == ()
+
+
 def test_a_bare_number_that_is_no_block_start_is_an_absolute_index() -> None:
     # The rule kept from the older layout: 4999 starts no block, so it is AI4999.
     result = load({"AI": {(5, 1): 4999, (5, 3): 1}})

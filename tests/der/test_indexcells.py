@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gridwire.der.cells import CellError
-from gridwire.der.indexcells import IndexCell, associated, find_block, index, is_heading
+from gridwire.der.indexcells import (
+    IndexCell,
+    associated,
+    block_symbols,
+    find_block,
+    index,
+    is_heading,
+)
 from gridwire.der.points import Address, Kind
 
 BLOCKS = {
@@ -182,6 +189,16 @@ def test_find_block() -> None:
 )
 def test_headings(value: object) -> None:
     assert is_heading(value, STARTS)
+
+
+def test_a_bare_symbol_of_the_key_sheet_is_a_heading() -> None:
+    symbols = block_symbols(BLOCKS)
+    assert {"meter", "der_unit", "exp", "inverter", "battery", "max index"} <= symbols
+    assert "meter per unit" not in symbols and "meter_ai" not in symbols
+    assert is_heading("DER_Unit", STARTS, symbols) and is_heading("der_unit ", STARTS, symbols)
+    assert not is_heading("DER_Unit_AI", STARTS, symbols)
+    assert not is_heading("DER_Unit+1", STARTS, symbols)
+    assert not is_heading("DER_Units", STARTS, symbols)  # no such symbol: an index (refused)
 
 
 @pytest.mark.parametrize(

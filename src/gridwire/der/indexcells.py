@@ -12,8 +12,9 @@ An index cell holds one of:
 
 Symbols are matched ignoring case; ``HM`` is another name for the meter block and ``EX`` for
 the experimental block. A cell is an index when it holds a digit beside a letter, ``+``,
-``_`` or a parenthesis, or starts as an address does (``AI 5``); otherwise (words, a bare symbol such as
-``Exp``, a block start such as ``5000``, ``. . .``) the row is a section heading. An index that
+``_`` or a parenthesis, or starts as an address does (``AI 5``), unless it is a bare block
+symbol (``Exp``, ``DER_Unit``); otherwise (words, a bare symbol, a block start such as
+``5000``, ``. . .``) the row is a section heading. An index that
 does not parse raises :class:`CellError`; the workbook loader adds the sheet, row and cell.
 """
 
@@ -52,9 +53,12 @@ class IndexCell:
     instance: str | None = None
 
 
-def is_heading(value: object, starts: Collection[int]) -> bool:
+def is_heading(
+    value: object, starts: Collection[int], symbols: Collection[str] = frozenset()
+) -> bool:
     """Whether an index cell makes its row a section heading: empty; a whole number that is a
-    block start (``5000``); or text that is no index (words, a bare symbol, ``. . .``)."""
+    block start (``5000``); a bare block symbol, even one with ``_`` in it (``DER_Unit``;
+    ``symbols`` are the Key sheet's, folded); or text that is no index (words, ``. . .``)."""
     if value is None or isinstance(value, bool):
         return value is None
     if isinstance(value, (int, float)):
@@ -65,7 +69,21 @@ def is_heading(value: object, starts: Collection[int]) -> bool:
     if _NUMERIC.fullmatch(text):
         number = float(text)
         return number.is_integer() and number in starts
+    if text.casefold() in symbols or text.casefold() in ALIASES:
+        return True
     return _INDEX_LIKE.search(text) is None
+
+
+def block_symbols(blocks: Mapping[str, int]) -> frozenset[str]:
+    """The symbols the blocks are named by, folded: ``der_unit`` for ``DER_Unit_AI``, ``exp``
+    for ``Exp`` (per-unit lengths left out)."""
+    found: set[str] = set()
+    for name in blocks:
+        if name.endswith(PER_UNIT):
+            continue
+        head, _, tail = name.rpartition("_")
+        found.add((head if head and _TYPE.fullmatch(tail) else name).casefold())
+    return frozenset(found)
 
 
 def index(value: object, kind: Kind, blocks: Mapping[str, int]) -> IndexCell:

@@ -95,7 +95,9 @@ class _Reader:
         self.warnings.extend(key.warnings)
         points: list[Point] = []
         for kind in COLUMNS:
-            points.extend(self._sheet(kind, key.blocks, key.starts))
+            points.extend(
+                self._sheet(kind, key.blocks, key.starts, indexcells.block_symbols(key.blocks))
+            )
         points = self._drop_dangling(points)
         curve_block = derive_curve_block(points)
         curve_types: Sequence[Any] = ()
@@ -127,7 +129,13 @@ class _Reader:
         for number, row in enumerate(self.book[sheet].iter_rows(values_only=True), start=1):
             yield number, tuple(row)
 
-    def _sheet(self, kind: Kind, blocks: Mapping[str, int], starts: Collection[int]) -> list[Point]:
+    def _sheet(
+        self,
+        kind: Kind,
+        blocks: Mapping[str, int],
+        starts: Collection[int],
+        symbols: Collection[str],
+    ) -> list[Point]:
         sheet = kind.value
         columns = COLUMNS[kind]
         headers: list[tuple[Any, ...]] = []
@@ -142,7 +150,7 @@ class _Reader:
             if number == HEADER_ROWS + 1:
                 self._check_headers(kind, headers)
             values = dict(zip(columns, row + (None,) * (len(columns) - len(row)), strict=False))
-            if indexcells.is_heading(values["index"], starts):
+            if indexcells.is_heading(values["index"], starts, symbols):
                 section = self._heading(sheet, number, row) or section
                 continue
             point, where = self._point(kind, values, number, section, blocks)
