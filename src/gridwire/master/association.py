@@ -26,11 +26,14 @@ from gridwire.dnp3.app.iin import IIN
 from gridwire.dnp3.errors import EncodeError
 from gridwire.dnp3.link import Dropped, LinkFrame, PrimaryFunction
 from gridwire.dnp3.transport import Discarded, Reassembler
+from gridwire.errors import RequestError
 
 _USER_DATA: Final = frozenset(
     {PrimaryFunction.UNCONFIRMED_USER_DATA, PrimaryFunction.CONFIRMED_USER_DATA}
 )
 _RESPONSES: Final = frozenset({int(FunctionCode.RESPONSE), int(FunctionCode.UNSOLICITED_RESPONSE)})
+REQUEST_HEADER: Final = 2
+"""Octets of a request fragment before its object data: application control, function code."""
 
 
 @dataclass(slots=True)
@@ -99,15 +102,24 @@ class Association:
         "_reassembler",
         "_tx_seq",
         "master",
+        "max_request",
         "outstation",
     )
 
-    def __init__(self, outstation: int = 1024, master: int = 1, max_fragment: int = 65536):
+    def __init__(
+        self,
+        outstation: int = 1024,
+        master: int = 1,
+        max_fragment: int = 65536,
+        max_request: int = transport.DEFAULT_MAX_FRAGMENT,
+    ):
         for what, address in (("outstation", outstation), ("master", master)):
             if not 0 <= address <= 0xFFFF:
                 raise EncodeError(f"{what} address {address} is outside 0..65535")
         self.outstation = outstation
         self.master = master
+        # The largest request fragment the outstation takes (IEEE 1815's default is 2048).
+        self.max_request = max_request
         self._reader = link.LinkReader()
         self._reassembler = Reassembler(max_fragment)
         self._tx_seq = 0
@@ -125,6 +137,11 @@ class Association:
         """The application sequence number the next request will carry."""
         return self._app_seq
 
+    @property
+    def request_room(self) -> int:
+        """Octets of object data one request to the outstation can carry."""
+        return self.max_request - REQUEST_HEADER
+
     def request(
         self,
         function: FunctionCode,
@@ -137,7 +154,16 @@ class Association:
 
         Without ``seq`` it takes the next application sequence number and moves it on; a
         request sent again passes the number it was first sent with. ``destination`` sends
-        to another link address (a broadcast address, say)."""
+        to another link address (a broadcast address, say).
+
+        RequestError, before anything is built or the sequence moves, for a request larger
+        than ``max_request``: the outstation would throw it away."""
+        if len(body) > self.request_room:
+            raise RequestError(
+                f"a {function.name} request of {REQUEST_HEADER + len(body)} octets is larger "
+                f"than the {self.max_request} the outstation takes (max_request_fragment); "
+                "nothing was sent"
+            )
         if seq is None:
             seq = self._app_seq
             self._app_seq = (seq + 1) & APP_SEQ

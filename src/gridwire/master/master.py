@@ -75,6 +75,7 @@ BROADCAST_ADDRESSES: dict[str, int] = {
     "optional_confirm": 0xFFFF,
 }
 CLEARABLE = ("frames", "events", "values")
+_SMALLEST_CONTROL = 4  # octets: g41v2's value and status, after a one-octet index prefix
 
 
 class Master:
@@ -218,8 +219,9 @@ class Master:
         return await self._exchange(outstation, FunctionCode.READ, body)
 
     async def read(self, outstation: str, points: dict[str, list[int | str]]) -> Exchange:
-        """One READ of range headers (variation 0) for the points named by type."""
-        body = read_body(points)
+        """One READ of range headers (variation 0) for the points named by type; refused
+        when the headers would not fit the outstation's ``max_request_fragment``."""
+        body = read_body(points, self.session(outstation).association.request_room)
         return await self._exchange(outstation, FunctionCode.READ, body)
 
     def values(self, outstation: str) -> list[StoredValue]:
@@ -271,6 +273,7 @@ class Master:
     ) -> OperateResult:
         session = self.session(outstation)
         self._require_control("operate", outstation)
+        _fits(sum(len(v) for v in points.values() if isinstance(v, dict)), session)
         result = await controls_module.operate(
             session, points, mode, variation, self._maps.get(outstation)
         )
@@ -452,6 +455,18 @@ class Master:
             outstation,
             exchange.outcome,
             exchange.indications,
+        )
+
+
+def _fits(controls: int, session: Session) -> None:
+    """RequestError, before any control is built, for more controls than one request to the
+    outstation can carry even at their smallest."""
+    room = session.association.request_room
+    if controls * _SMALLEST_CONTROL > room:
+        raise RequestError(
+            f"operate: {controls} controls cannot fit one request to this outstation "
+            f"({room} octets of object data: its max_request_fragment less 2); operate "
+            "fewer at a time"
         )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Final
 
 from gridwire.dnp3 import requests
 from gridwire.dnp3.app.functions import FunctionCode
@@ -87,30 +88,61 @@ def freeze_request(clear: bool, no_ack: bool) -> tuple[FunctionCode, bytes]:
 
 
 _RANGE = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
+_SMALLEST_RANGE_HEADER = 5  # group, variation, qualifier 0x00, one-octet start and stop
+
+READ_ITEMS: Final = 4096
+"""Indexes and ``"a-b"`` ranges one read may name, every point type together. A request
+fragment holds a few hundred range headers at most (409 in the 2048 octets most outstations
+take), so this is far beyond any read that can be sent; it bounds the work of one message."""
 
 
-def read_body(points: dict[str, list[int | str]]) -> bytes:
+def read_body(points: dict[str, list[int | str]], room: int | None = None) -> bytes:
     """One range header (variation 0, qualifier 0x00/0x01) per run of consecutive indexes
     of each type named. ``points`` maps a type (bi, dbi, bo, counter, frozen, ai, ao) to
-    indexes and ``"a-b"`` ranges."""
+    indexes and ``"a-b"`` ranges; overlapping and adjacent ones are merged, and a range is
+    never expanded into its indexes, so the work is that of sorting the items named.
+
+    RequestError for a type or item that is not one, for more than :data:`READ_ITEMS`
+    items, and for headers that would take more than ``room`` octets (the object data a
+    request to the outstation can carry), before they are built."""
     if not points:
         raise RequestError("read: name at least one point type")
-    headers: list[bytes] = []
+    named = sum(len(items) for items in points.values() if isinstance(items, list))
+    if named > READ_ITEMS:
+        raise RequestError(
+            f"read: {named} indexes and ranges are named; one read takes at most {READ_ITEMS}"
+        )
+    plan: list[tuple[int, list[tuple[int, int]]]] = []
     for point_type, items in points.items():
         group = POINT_GROUPS.get(point_type)
         if group is None:
             known = ", ".join(POINT_GROUPS)
             raise RequestError(f"read: unknown point type {point_type!r} (one of {known})")
-        indexes = _indexes(point_type, items)
-        for start, stop in _runs(indexes):
-            headers.append(range_header(group, 0, start, stop))
-    return b"".join(headers)
+        plan.append((group, merged(_ranges(point_type, items))))
+    headers = sum(len(runs) for _, runs in plan)
+    if room is not None and headers * _SMALLEST_RANGE_HEADER > room:
+        raise _too_large(headers, headers * _SMALLEST_RANGE_HEADER, room, "at least ")
+    body = b"".join(
+        range_header(group, 0, start, stop) for group, runs in plan for start, stop in runs
+    )
+    if room is not None and len(body) > room:
+        raise _too_large(headers, len(body), room)
+    return body
 
 
-def _indexes(point_type: str, items: list[int | str]) -> list[int]:
+def _too_large(headers: int, size: int, room: int, least: str = "") -> RequestError:
+    return RequestError(
+        f"read: the {headers} range headers take {least}{size} octets, more than the {room} "
+        "a request to this outstation can carry (its max_request_fragment, less 2 octets "
+        "of header); read fewer ranges at a time"
+    )
+
+
+def _ranges(point_type: str, items: list[int | str]) -> list[tuple[int, int]]:
+    """Each item as (start, stop), checked."""
     if not isinstance(items, list) or not items:
         raise RequestError(f"read: {point_type} needs a list of indexes or ranges")
-    out: set[int] = set()
+    out: list[tuple[int, int]] = []
     for item in items:
         if isinstance(item, bool):
             raise RequestError(f"read: {point_type} index {item!r} is not an index")
@@ -121,20 +153,27 @@ def _indexes(point_type: str, items: list[int | str]) -> list[int]:
         elif isinstance(item, str) and item.strip().isdigit():
             start = stop = int(item)
         else:
-            raise RequestError(f"read: {point_type} {item!r} is not an index or a range a-b")
+            raise RequestError(f"read: {point_type} {_shown(item)} is not an index or a range a-b")
         if start < 0 or stop > 0xFFFF or stop < start:
-            raise RequestError(f"read: {point_type} {item!r} is not a range within 0-65535")
-        if stop - start > 0xFFFF:
-            raise RequestError(f"read: {point_type} range {item!r} is too large")
-        out.update(range(start, stop + 1))
-    return sorted(out)
+            raise RequestError(f"read: {point_type} {_shown(item)} is not a range within 0-65535")
+        out.append((start, stop))
+    return out
 
 
-def _runs(indexes: list[int]) -> list[tuple[int, int]]:
+def _shown(item: object) -> str:
+    """An item for an error message, cut short when long."""
+    text = repr(item)
+    return text if len(text) <= 40 else f"{text[:37]}..."
+
+
+def merged(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Ranges (start, stop), both included, as the fewest ranges covering the same indexes:
+    sorted, with overlapping and adjacent ones joined. Never expands a range."""
     runs: list[tuple[int, int]] = []
-    for index in indexes:
-        if runs and index == runs[-1][1] + 1:
-            runs[-1] = (runs[-1][0], index)
+    for start, stop in sorted(ranges):
+        if runs and start <= runs[-1][1] + 1:
+            if stop > runs[-1][1]:
+                runs[-1] = (runs[-1][0], stop)
         else:
-            runs.append((index, index))
+            runs.append((start, stop))
     return runs

@@ -109,7 +109,11 @@ class Session:
         self.allow_control = allow_control
         self.clock = clock
         self._bus = bus
-        self.association = Association(settings.outstation_address, settings.master_address)
+        self.association = Association(
+            settings.outstation_address,
+            settings.master_address,
+            max_request=settings.max_request_fragment,
+        )
         self.frames = FrameLog(trace_limit)
         self._named = name_of is not None
         self.store = ValueStore(name_of or no_names)

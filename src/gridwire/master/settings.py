@@ -8,10 +8,11 @@ command (the two writing tasks are off, and refused by name, without control).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from gridwire.dnp3.transport import DEFAULT_MAX_FRAGMENT, MAX_PAYLOAD
 from gridwire.errors import NotAllowed, RequestError
 
 TASK_NAMES = (
@@ -28,6 +29,15 @@ MIN_SCAN_INTERVAL = 0.1
 """The shortest interval of a scan on a schedule, in seconds (``repeat`` and the interval
 settings): ten scans a second, faster than any outstation is polled in service; a master
 asks one request at a time, so scans any closer would only queue behind each other."""
+NAME_LENGTH: Final = 255
+"""The longest name of an outstation, in characters (it travels in every event and status)."""
+PATH_LENGTH: Final = 4096
+"""The longest file name a setting takes (PATH_MAX on Linux)."""
+HOST_LENGTH: Final = 253
+"""The longest host name (a DNS name's most)."""
+MAX_REQUEST_FRAGMENT: Final = 65535
+"""The largest ``max_request_fragment`` that can be set (the most the outstation's own
+``max_fragment`` takes)."""
 
 
 class TaskSettings(BaseModel):
@@ -95,10 +105,10 @@ class TlsSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    ca: str
-    certificate: str
-    key: str
-    server_name: str | None = None
+    ca: str = Field(max_length=PATH_LENGTH)
+    certificate: str = Field(max_length=PATH_LENGTH)
+    key: str = Field(max_length=PATH_LENGTH)
+    server_name: str | None = Field(default=None, max_length=HOST_LENGTH)
 
 
 class OutstationSettings(BaseModel):
@@ -106,8 +116,8 @@ class OutstationSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1)
-    host: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=NAME_LENGTH)
+    host: str = Field(min_length=1, max_length=HOST_LENGTH)
     port: int = Field(ge=1, le=65535)
     tasks: dict[str, Any] = Field(default_factory=dict)
     manual: bool = False
@@ -118,10 +128,10 @@ class OutstationSettings(BaseModel):
     outstation_address: int = Field(default=1024, ge=0, le=0xFFEF)
     master_address: int = Field(default=1, ge=0, le=0xFFEF)
     response_timeout: float = Field(default=5.0, gt=0)
-    profile: str | None = None
+    profile: str | None = Field(default=None, max_length=PATH_LENGTH)
     # The Device Profile document (XML file on the service's machine) that der.document and
     # der.compare use for this outstation; the service's --device-profile when left out.
-    device_profile: str | None = Field(default=None, min_length=1)
+    device_profile: str | None = Field(default=None, min_length=1, max_length=PATH_LENGTH)
     integrity_interval: float | None = Field(
         default=None, ge=MIN_SCAN_INTERVAL, allow_inf_nan=False
     )
@@ -129,13 +139,21 @@ class OutstationSettings(BaseModel):
     output_interval: float | None = Field(default=None, ge=MIN_SCAN_INTERVAL, allow_inf_nan=False)
     # Our addition: the procedure the write_time task uses on NEED_TIME.
     time_procedure: Literal["lan", "non_lan"] = "lan"
+    # Our addition: the largest request fragment the outstation takes (its receive buffer:
+    # 2048 octets unless its device profile says otherwise; at least one transport
+    # segment's 249). A request that would be larger is refused before anything is built
+    # or sent, since the outstation would throw it away.
+    max_request_fragment: int = Field(
+        default=DEFAULT_MAX_FRAGMENT, ge=MAX_PAYLOAD, le=MAX_REQUEST_FRAGMENT
+    )
 
     @field_validator("tasks")
     @classmethod
     def _task_names(cls, value: dict[str, Any]) -> dict[str, Any]:
-        unknown = sorted(set(value) - set(TASK_NAMES))
+        unknown = [name for name in value if name not in TASK_NAMES]
         if unknown:
-            raise ValueError(f"unknown task {', '.join(unknown)}")
+            more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
+            raise ValueError(f"unknown task {', '.join(n[:40] for n in unknown[:3])}{more}")
         return value
 
     @property

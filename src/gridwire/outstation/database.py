@@ -10,6 +10,7 @@ a deadband of 0 reports every change). The event takes the device clock's time a
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 
 from gridwire.errors import ConfigError
@@ -115,11 +116,12 @@ class Database:
         return cached
 
     def points(self, type: PointType, start: int = 0, stop: int = 0xFFFFFFFF) -> Iterator[Point]:
-        """The type's points with ``start <= index <= stop``, in ascending order."""
+        """The type's points with ``start <= index <= stop``, in ascending order (found by
+        bisection: a range costs the points it holds, not every point of the type)."""
         table = self._points[type]
-        for index in self.indices(type):
-            if start <= index <= stop:
-                yield table[index]
+        indices = self.indices(type)
+        for index in indices[bisect_left(indices, start) : bisect_right(indices, stop)]:
+            yield table[index]
 
     def count(self, type: PointType) -> int:
         return len(self._points[type])
