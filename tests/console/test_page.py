@@ -352,27 +352,31 @@ def test_an_outstation_added_and_removed_from_the_page(watched: Watched, site: S
 def test_saved_requests_stay_in_the_browser_and_are_sent(watched: Watched, site: Site) -> None:
     page = open_console(watched, site, "plain", "requests")
     form = page.locator("form.request-form")
-    form.locator("input[name='name']").fill("class 0")
+    form.locator("input[name='name']").fill("three analogs")
     form.locator("select[name='function']").select_option("READ")
-    form.locator("input[name='body']").fill("3c 01 06")
+    form.locator("input[name='body']").fill("1e 00 00 00 02")  # g30v0, indexes 0-2
     form.locator("button[type='submit']").click()
-    page.wait_for_selector(".saved-request:has-text('class 0')")
+    page.wait_for_selector(".saved-request:has-text('three analogs')")
     page.reload()
     page.wait_for_selector(".stream .lamp.on", timeout=WAIT_MS)
     assert watched.failed == [f"GET {site.url}events: net::ERR_ABORTED"]  # the reload's doing
     watched.failed.clear()
-    page.click(".saved-request:has-text('class 0')")
-    assert page.locator("form.request-form input[name='body']").input_value() == "3c0106"
+    page.click(".saved-request:has-text('three analogs')")
+    assert page.locator("form.request-form input[name='body']").input_value() == "1e00000002"
     page.click("form.request-form button:text-is('Send')")
     page.locator("form.request-form .msg.ok").filter(has_text="READ complete").wait_for(
         timeout=WAIT_MS
     )
-    assert "3c 01 06" in page.inner_text(".pane-requests .result")
+    assert "1e 00 00 00 02" in page.inner_text(".pane-requests .result")
     watched.shot("plain-requests-sent")
     # Every N seconds, until stopped.
     page.fill("input[aria-label='repeat every seconds']", "0.5")
     page.click("form.request-form button:text-is('Repeat')")
-    page.locator("form.request-form .msg.ok").filter(has_text="#3:").wait_for(timeout=WAIT_MS)
+    page.wait_for_function(
+        "() => /#([3-9]|\\d{2,}): READ complete/.test("
+        "document.querySelector('form.request-form .msg').textContent)",
+        timeout=WAIT_MS,
+    )
     page.click("form.request-form button:text-is('Stop')")
     assert page.inner_text("form.request-form button[aria-pressed]") == "Repeat"
     watched.assert_clean()

@@ -2,7 +2,7 @@
 // prompt, and the one event stream. Start-up: token from the address, `status` (asking for
 // the token when refused), the stream, then the chosen outstation's state.
 
-import { call, takeToken } from "./api.js";
+import { takeToken } from "./api.js";
 import { h, lamp, replace } from "./dom.js";
 import { askToken } from "./prompt.js";
 import { createSidebar } from "./sidebar.js";
@@ -183,5 +183,5 @@ start().catch((error) => {
   replace(panes, h("p", { class: "msg error" }, `The console could not start: ${error.message}`));
 });
 
-// Exposed for the browser tests and the bench: what the page holds, read-only.
-window.gridwire = { state, call };
+// Exposed for the browser tests and the bench: what the page holds (to read, not to change).
+window.gridwire = { state };
