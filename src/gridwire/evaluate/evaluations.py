@@ -20,6 +20,9 @@ from gridwire.evaluate.records import CancelResult, EvaluationStatus, Report, Su
 from gridwire.evaluate.runner import Options, Progress, evaluate
 from gridwire.master import Master
 
+EVENT_TURNS = 16
+"""Turns of the event loop the answer gives the event streams (see _let_events_out)."""
+
 
 @dataclass(slots=True)
 class _Run:
@@ -79,7 +82,9 @@ class Evaluations:
         )
         self._running[outstation] = _Run(progress, task)
         task.add_done_callback(lambda done: self._ended(outstation, done))
-        return await asyncio.shield(task)
+        report = await asyncio.shield(task)
+        await _let_events_out()
+        return report
 
     def _ended(self, outstation: str, task: asyncio.Task[Report]) -> None:
         run = self._running.get(outstation)
@@ -128,6 +133,14 @@ class Evaluations:
             return CancelResult(outstation, cancelled=False, current=None)
         run.progress.cancelled = True
         return CancelResult(outstation, cancelled=True, current=run.progress.current)
+
+
+async def _let_events_out() -> None:
+    """Give the event streams their turns before the report is answered, so a subscriber
+    of the line service receives the last ``check`` event before the answer. A stream takes
+    an update and writes it within a few turns of the event loop, waiting on nothing."""
+    for _ in range(EVENT_TURNS):
+        await asyncio.sleep(0)
 
 
 _OF_MASTER: weakref.WeakKeyDictionary[Master, Evaluations] = weakref.WeakKeyDictionary()

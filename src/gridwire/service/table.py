@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from gridwire.service.der_documents import DER_DOCUMENT_OPERATIONS
 from gridwire.service.der_operations import DER_OPERATIONS
+from gridwire.service.evaluate_operations import EVALUATE_OPERATIONS
 from gridwire.service.operation import OperationTable
 from gridwire.service.operations import MASTER_OPERATIONS
 
 
 def default_table() -> OperationTable:
-    return OperationTable(MASTER_OPERATIONS, DER_OPERATIONS, DER_DOCUMENT_OPERATIONS)
+    return OperationTable(
+        MASTER_OPERATIONS, DER_OPERATIONS, DER_DOCUMENT_OPERATIONS, EVALUATE_OPERATIONS
+    )

@@ -1,0 +1,104 @@
+"""``checks``, ``evaluate``, ``evaluation`` and ``cancel_evaluation``: one declaration each,
+calling :mod:`gridwire.evaluate`.
+
+``evaluate`` is not gated as a command. Its checks that write run only when the service was
+started with ``--allow-control`` (the spec's Evaluation table: such a check is reported
+``not_run``); the rest still run, reading only, so a read-only service evaluates what it may.
+Every control a writing check sends is logged at INFO as a command naming the check (by the
+run, not by the dispatcher). A second ``evaluate`` against an outstation while one runs is a
+request error (Errors, rule 6).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from gridwire.evaluate.catalogue import SETS, listing
+from gridwire.evaluate.evaluations import evaluations_of
+from gridwire.evaluate.records import CancelResult, ChecksResult, EvaluationStatus, Report
+from gridwire.evaluate.runner import SETTLE_DEFAULT, Options
+from gridwire.service.context import Context
+from gridwire.service.operation import Operation, OutstationParams, Params, declare
+
+
+class EvaluateParams(OutstationParams):
+    checks: list[str] | None = Field(
+        default=None,
+        description="Check ids (any case, for example MON-001) or set names (exactly: "
+        f"{', '.join(SETS)}); all when left out",
+    )
+    allow_deviations: bool = Field(
+        default=False, description="Run the checks that have the master break a protocol rule"
+    )
+    settle: float = Field(
+        default=SETTLE_DEFAULT,
+        gt=0,
+        allow_inf_nan=False,
+        description="Seconds to wait for the outstation to reach a state it was commanded to",
+    )
+    curves: int | None = Field(
+        default=None,
+        ge=1,
+        description="How many curves the outstation stores; found by selecting each when left out",
+    )
+
+
+def _check_evaluate(context: Context, params: EvaluateParams) -> None:
+    _options(params).checked()
+    context.point_map(params.outstation)
+
+
+def _options(params: EvaluateParams) -> Options:
+    return Options(params.checks, params.allow_deviations, params.settle, params.curves)
+
+
+async def _evaluate(context: Context, params: EvaluateParams) -> Report:
+    return await evaluations_of(context.master).evaluate(
+        params.outstation, _options(params), device_profile=context.device_profile
+    )
+
+
+EVALUATE_OPERATIONS: list[Operation[Any]] = [
+    declare(
+        "checks",
+        params=Params,
+        result=ChecksResult,
+        handler=lambda c, p: ChecksResult(listing()),
+        summary="List the checks an evaluation can run: id, title, set, writes, deviates",
+        description="In catalogue order (the order a run takes). A check that writes runs only "
+        "on a service started with --allow-control; one that deviates only with "
+        "allow_deviations.",
+    ),
+    declare(
+        "evaluate",
+        params=EvaluateParams,
+        result=Report,
+        handler=_evaluate,
+        check=_check_evaluate,
+        summary="Evaluate an IEEE 1815.2 DER outstation; answers with the report",
+        description="Needs the outstation to have a profile. Surveys what is served, then runs "
+        "the checks in catalogue order, each result also sent as a check event as it ends. "
+        "Checks that write run only with --allow-control (else not_run), those that deviate "
+        "only with allow_deviations; the service itself is not refused. A run takes minutes; "
+        "one at a time per outstation (a second is refused). No answer to the first read, "
+        "or the connection lost during the survey: an error of kind connection.",
+    ),
+    declare(
+        "evaluation",
+        params=OutstationParams,
+        result=EvaluationStatus,
+        handler=lambda c, p: evaluations_of(c.master).status(p.outstation),
+        summary="The evaluation running against an outstation (progress), or its last report",
+    ),
+    declare(
+        "cancel_evaluation",
+        params=OutstationParams,
+        result=CancelResult,
+        handler=lambda c, p: evaluations_of(c.master).cancel(p.outstation),
+        summary="Stop the running evaluation after the check under way; the rest are not_run",
+        description="The check under way ends and puts back what it changed; the report then "
+        "gives every later check as not_run (cancelled).",
+    ),
+]
