@@ -7,7 +7,9 @@ them (JSON; ``gridwire config`` prints a complete one) and as flags override the
       "connect_wait": null, "tables": null, "device_profile": null, "capture": null,
       "log_file": null, "log_level": "INFO",
       "console": {"bind": "127.0.0.1:8815", "token": null, "new_token": true},
-      "serve": {"bind": "127.0.0.1:8816"}
+      "serve": {"bind": "127.0.0.1:8816"},
+      "evaluate": {"checks": null, "allow_deviations": false, "settle": 5.0, "curves": null,
+                   "report": null, "html": null, "junit": null}
     }
 
 Each outstation is the ``add`` operation's parameters (the master's OutstationSettings).
@@ -48,6 +50,21 @@ class LineSettings(_Section):
     bind: str = SERVE_BIND
 
 
+class EvaluateSettings(_Section):
+    """``gridwire evaluate``: the run's parameters (as the ``evaluate`` operation takes them)
+    and the files its report is written to; its flags override them."""
+
+    checks: list[str] | None = Field(
+        default=None, description="Check ids or set names; all when null"
+    )
+    allow_deviations: bool = False
+    settle: float = Field(default=5.0, gt=0, allow_inf_nan=False)
+    curves: int | None = Field(default=None, ge=1)
+    report: Path | None = Field(default=None, description="The report as JSON")
+    html: Path | None = Field(default=None, description="The report as a printable page")
+    junit: Path | None = Field(default=None, description="The report as JUnit XML")
+
+
 class ServiceConfig(_Section):
     """Every setting of the service."""
 
@@ -63,6 +80,7 @@ class ServiceConfig(_Section):
     log_level: LogLevel = "INFO"
     console: ConsoleSettings = Field(default_factory=ConsoleSettings)
     serve: LineSettings = Field(default_factory=LineSettings)
+    evaluate: EvaluateSettings = Field(default_factory=EvaluateSettings)
 
     @model_validator(mode="after")
     def _unique_names(self) -> ServiceConfig:
