@@ -71,6 +71,7 @@ class HttpClient:
 
     def __init__(self, port: int) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port))
+        self.host = f"127.0.0.1:{port}"
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.file = self.sock.makefile("rb")
 
@@ -80,7 +81,7 @@ class HttpClient:
             params["outstation"] = message["outstation"]
         body = orjson.dumps(params)
         head = (
-            f"POST /api/{message['op']} HTTP/1.1\r\nHost: bench\r\n"
+            f"POST /api/{message['op']} HTTP/1.1\r\nHost: {self.host}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
         )
         self.sock.sendall(head.encode() + body)

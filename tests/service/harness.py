@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import orjson
 
+from gridwire.connection_limits import Limits
 from gridwire.der.profiles import ProfileLoader
 from gridwire.master import Master, OutstationSettings
 from gridwire.service.core import Service
@@ -41,8 +42,13 @@ class Running:
     token: str | None
 
     @property
+    def host(self) -> str:
+        """The HTTP service's name, as a Host header must give it."""
+        return f"127.0.0.1:{self.http_port}"
+
+    @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.http_port}"
+        return f"http://{self.host}"
 
     @property
     def master(self) -> Master:
@@ -58,11 +64,12 @@ async def running_service(
     keepalive: float = 15.0,
     outstations: Sequence[OutstationSettings] = (),
     table: OperationTable | None = None,
+    limits: Limits | None = None,
 ) -> AsyncIterator[Running]:
     master = Master(allow_control=allow_control, profiles=ProfileLoader(None))
     service = Service(master, table, idle=idle, keepalive=keepalive)
-    http = HttpServer(service, listening_socket("127.0.0.1", free_port()), token)
-    line = LineServer(service, "127.0.0.1", free_port())
+    http = HttpServer(service, listening_socket("127.0.0.1", free_port()), token, limits)
+    line = LineServer(service, "127.0.0.1", free_port(), limits=limits)
 
     async def close_on_stop() -> None:
         # As the runner does: once stop is asked for, the servers close.

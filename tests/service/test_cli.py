@@ -166,7 +166,7 @@ def test_console_makes_a_token_and_stops_on_sigterm() -> None:
         with started(*args, ready=ready) as (proc, match):
             base, token = match.group(1), match.group(2)
             assert httpx.post(f"{base}api/status", timeout=30).status_code == 401
-            answer = httpx.post(f"{base}api/status", params={"token": token}, timeout=30)
+            answer = httpx.post(f"{base}api/status", params={"token": token}, json={}, timeout=30)
             assert answer.status_code == 200
             assert answer.json()["result"]["outstations"][0]["name"] == "y"
             proc.send_signal(signal.SIGTERM)
@@ -190,7 +190,8 @@ def test_console_demo_serves_the_simulated_der() -> None:
             f"{base}/operate", json={"outstation": "der", "points": {"bo": {"0": True}}}, timeout=30
         )
         assert refused.status_code == 403  # the demo is read-only without --allow-control
-        assert httpx.post(f"{base}/stop", timeout=30).json()["result"] == {"stopping": True}
+        stop = httpx.post(f"{base}/stop", json={}, timeout=30)
+        assert stop.json()["result"] == {"stopping": True}
         assert proc.wait(timeout=30) == 0
 
 

@@ -66,7 +66,8 @@ async def test_bodies_over_four_mebibytes_are_refused_before_they_are_read() -> 
     async with running_service() as running:
         # Content-Length says too much and no body octet is sent: answered 413 at once.
         head = (
-            "POST /api/status HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"POST /api/status HTTP/1.1\r\nHost: {running.host}\r\n"
+            "Content-Type: application/json\r\n"
             f"Content-Length: {MESSAGE_LIMIT + 1}\r\n\r\n"
         ).encode()
         response = await raw_http(running.http_port, head)
@@ -77,7 +78,8 @@ async def test_bodies_over_four_mebibytes_are_refused_before_they_are_read() -> 
         piece = f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n"
         chunks = MESSAGE_LIMIT // len(chunk) + 1
         streamed = (
-            b"POST /api/status HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"POST /api/status HTTP/1.1\r\nHost: {running.host}\r\n".encode()
+            + b"Content-Type: application/json\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n" + piece * chunks
         )
         response = await raw_http(running.http_port, streamed)
@@ -109,8 +111,14 @@ async def test_only_application_json_and_only_post() -> None:
             headers={"content-type": "application/json; charset=utf-8"},
         )
         assert charset.status_code == 200
-        empty = await client.post("/api/status")
-        assert empty.status_code == 200  # no body: no parameters
+        # A POST needs a JSON body, {} for no parameters: a body-less one is refused.
+        bare = await client.post("/api/status")
+        assert bare.status_code == 415
+        empty = await client.post(
+            "/api/status", content=b"", headers={"content-type": "application/json"}
+        )
+        assert empty.status_code == 400
+        assert error(empty.json(), "request").startswith("a message needs a body")
         get = await client.get("/api/status")
         assert get.status_code == 405 and get.headers["allow"] == "POST"
         assert get.json()["ok"] is False
@@ -130,10 +138,10 @@ async def test_only_application_json_and_only_post() -> None:
 async def test_message_form() -> None:
     async with running_service() as running, HttpTransport(running) as http:
         client = http.client
-        answer = await client.post("/api", json={"id": {"mine": [1]}, "op": "status"})
+        answer = await client.post("/api", json={"id": "mine-1", "op": "status"})
         assert answer.status_code == 200
         assert answer.json() == {
-            "id": {"mine": [1]},
+            "id": "mine-1",
             "ok": True,
             "result": {"allow_control": False, "outstations": []},
         }

@@ -12,6 +12,8 @@ from gridwire.errors import ConfigError
 from gridwire.service.core import MESSAGE_LIMIT
 from gridwire.service.line import LineServer
 from tests.service.harness import LineTransport, error, ok, outstation, running_service
+from tests.service.sockets import cut_within, raw_client, send
+from tests.service.test_events import flood_until_dropped, subscribers_become
 from tests.support.peers import yadnp3_outstation
 
 
@@ -54,6 +56,17 @@ async def test_a_line_over_four_mebibytes_is_refused_and_closed() -> None:
                 f"a line is larger than {MESSAGE_LIMIT} octets; closing"
             )
             assert await line.read_line() is None  # then the connection is closed
+
+
+async def test_a_subscriber_that_accepts_no_write_is_cut() -> None:
+    async with (
+        running_service(idle=1.0) as running,
+        raw_client(running.line_port, rcvbuf=4096) as sock,
+    ):
+        await send(sock, b'{"op": "subscribe", "id": 1}\n')
+        await subscribers_become(running.master.bus, 1)
+        await flood_until_dropped(running.master.bus)
+        assert await cut_within(sock, 10) < 10
 
 
 @pytest.mark.interop

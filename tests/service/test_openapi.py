@@ -56,12 +56,16 @@ async def test_the_document_and_the_service_agree() -> None:
             assert set(body.get("properties", {})) == set(fields), op.name
             required = {name for name, field in fields.items() if field.is_required()}
             assert set(body.get("required", [])) == required, op.name
-            assert post["requestBody"]["required"] is bool(required)
-            assert ("403" in post["responses"]) is op.may_command
+            assert post["requestBody"]["required"] is True  # {} for no parameters
+            # 403 is not_allowed where the operation may command, else only the Refusal of
+            # a foreign Host or Origin.
+            refusal = post["responses"]["403"]["content"]["application/json"]["schema"]
+            assert (refusal["$ref"].endswith("/ErrorEnvelope")) is op.may_command
             ok_schema = post["responses"]["200"]["content"]["application/json"]["schema"]
             assert ok_schema["properties"]["ok"] == {"const": True}
-            # The service refuses an empty body exactly when the document requires one; the
-            # transport checks the answer against the document. (stop would end the test.)
+            # The service refuses an empty object exactly when the document requires a
+            # parameter; the transport checks the answer against the document. (stop would
+            # end the test.)
             if op.name == "stop":
                 continue
             status, answer = await http.post(op.name)
@@ -99,7 +103,8 @@ POKE = declare(
 async def test_the_document_is_built_from_the_table_alone() -> None:
     # A table of two operations made here: the document served names them and nothing of the
     # default table, each laid out as openapi.py's docstring says (probe commands nothing and
-    # needs no body; poke commands, so 403 and --allow-control, and needs outstation and level).
+    # needs no parameter; poke commands, so 403 and --allow-control, and needs outstation and
+    # level; both need a body, {} at least).
     table = OperationTable([PROBE, POKE])
     async with running_service(table=table) as svc, HttpTransport(svc) as http:
         response = await http.client.get("/openapi.json")
@@ -116,9 +121,9 @@ async def test_the_document_is_built_from_the_table_alone() -> None:
     assert (probe["operationId"], probe["summary"]) == ("probe", "Probe the thing")
     assert probe["description"] == "Probe the thing"  # no description: the summary
     assert poke["description"] == "Poke it Commands an outstation: needs --allow-control."
-    assert list(probe["responses"]) == ["200", "400", "503", "401", "413", "415"]
-    assert list(poke["responses"]) == ["200", "400", "403", "503", "401", "413", "415"]
-    assert probe["requestBody"]["required"] is False and poke["requestBody"]["required"] is True
+    assert list(probe["responses"]) == ["200", "400", "503", "401", "408", "413", "415", "403"]
+    assert list(poke["responses"]) == ["200", "400", "403", "503", "401", "408", "413", "415"]
+    assert probe["requestBody"]["required"] is True and poke["requestBody"]["required"] is True
     body = resolve(served, poke["requestBody"]["content"]["application/json"]["schema"])
     assert set(body["properties"]) == {"outstation", "level"}
     assert set(body["required"]) == {"outstation", "level"}
@@ -237,5 +242,5 @@ def test_schemathesis_finds_no_server_error_and_no_undocumented_answer() -> None
             assert 403 in statuses["operate"]  # without --allow-control
             assert all(code < 500 for codes in statuses.values() for code in codes), statuses
             headers = {"Authorization": f"Bearer {TOKEN}"}
-            still = httpx.post(f"{base}/api/status", headers=headers, timeout=30)
+            still = httpx.post(f"{base}/api/status", headers=headers, json={}, timeout=30)
             assert still.json()["result"]["outstations"][0]["connected"] is True

@@ -113,6 +113,11 @@ class IndicationCondition(BaseModel):
 
 Condition = ValueCondition | EventCondition | IndicationCondition
 
+LONGEST_WAIT = 86_400.0
+"""The longest a message may ask the master to wait, in seconds (one day): ``wait_for``'s
+timeout and ``connect``'s wait. Longer is refused rather than held for a client that may be
+long gone."""
+
 
 class WaitParameters(BaseModel):
     """The parameters of ``wait_for`` (besides the outstation): a timeout in seconds and
@@ -120,7 +125,7 @@ class WaitParameters(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    timeout: float = Field(ge=0)
+    timeout: float = Field(ge=0, le=LONGEST_WAIT)
     value: ValueCondition | None = None
     event: EventCondition | None = None
     indication: IndicationCondition | None = None

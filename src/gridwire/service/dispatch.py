@@ -3,7 +3,9 @@
 
 It never raises (cancellation aside): every failure is an envelope with ``ok`` false and
 ``error.kind`` request, connection or not_allowed. An exception that is not one of ours is a
-bug; it is logged with its traceback and answered as kind request.
+bug; it is logged with its traceback and answered as kind request. A message's ``id`` must
+be a string (up to 256 characters), a number or null, or nothing runs: it is answered with
+a request error and id null, so that its answer can always be written.
 
 Every operation that commands an outstation is logged at INFO with its parameters (the
 points and values) and its result; one refused for want of ``--allow-control`` at WARNING.
@@ -11,6 +13,7 @@ points and values) and its result; one refused for want of ``--allow-control`` a
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 from dataclasses import dataclass
@@ -27,6 +30,8 @@ log = logging.getLogger("gridwire.service")
 
 MESSAGE_FIELDS = ("id", "op", "outstation", "params")
 LOGGED_RESULT = 4000  # characters of a command's result kept in the log line
+ID_LENGTH = 256
+"""The longest string a message's ``id`` may be, in characters."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +66,9 @@ class Dispatcher:
         """The message form: ``{"id", "op", "outstation", "params"}`` (``POST /api`` and
         each line of the line service)."""
         ident = message.get("id") if isinstance(message, dict) else None
+        problem = unusable_id(ident)
+        if problem is not None:
+            return error_answer(RequestError(problem))
         try:
             name, params, outstation = _unpack(message)
             operation = self._operation(name)
@@ -107,7 +115,10 @@ class Dispatcher:
             outcome = operation.handler(self.context, params)
             if inspect.isawaitable(outcome):
                 outcome = await outcome
-            result = await encode(outcome)
+        except asyncio.CancelledError:
+            if commands:
+                _log_command(operation, params, "cancelled (what was sent stays sent)")
+            raise
         except OperationError as exc:
             if commands and not isinstance(exc, NotAllowed):
                 _log_command(operation, params, f"error {exc.kind}: {exc}")
@@ -120,9 +131,40 @@ class Dispatcher:
             log.exception("%s failed unexpectedly", operation.name)
             message = f"{operation.name} failed: {type(exc).__name__}: {exc}"
             return error_answer(RequestError(message), ident)
+        try:
+            result = await encode(outcome)
+        except Exception as exc:
+            log.exception("%s: its result could not be written as JSON", operation.name)
+            message = (
+                f"{operation.name} was carried out, but its result could not be written as "
+                f"JSON: {type(exc).__name__}: {exc}"
+            )
+            if commands:
+                _log_command(operation, params, message)
+            return error_answer(RequestError(message), ident)
         if commands:
             _log_command(operation, params, result.decode(errors="replace")[:LOGGED_RESULT])
         return Answer(b'{"id":' + dumps(ident) + b',"ok":true,"result":' + result + b"}")
+
+
+def unusable_id(ident: object) -> str | None:
+    """Why ``ident`` cannot be a message's id, or None: an id is a string of up to
+    ID_LENGTH characters, a number that JSON writes back as it came, or null."""
+    if ident is None or isinstance(ident, float):
+        return None
+    if isinstance(ident, int) and not isinstance(ident, bool):
+        if -(1 << 63) <= ident < (1 << 64):
+            return None
+        return "message field id is a number beyond 64 bits"
+    if isinstance(ident, str):
+        if len(ident) > ID_LENGTH:
+            return f"message field id is longer than {ID_LENGTH} characters"
+        try:
+            ident.encode()
+        except UnicodeEncodeError:
+            return "message field id is not valid text"
+        return None
+    return "message field id must be a string, a number or null"
 
 
 def _unpack(message: object) -> tuple[str, dict[str, Any], object]:

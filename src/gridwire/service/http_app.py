@@ -8,32 +8,44 @@ generated from the operation table.
 
 Every answer under ``/api`` is an envelope. HTTP status codes (decision in docs/DESIGN.md):
 200 ok; 400 kind request; 403 not_allowed; 503 connection; and, where no operation ran, 401
-missing or wrong token, 404 no such operation, 405 not POST, 413 body over 4 MiB (answered
-from Content-Length, or as soon as a streamed body passes the limit, before it is read
-whole), 415 a body that is not ``application/json``.
+missing or wrong token, 403 a foreign Host or Origin (:mod:`.http_origin`), 404 no such
+operation, 405 not POST, 408 a body that did not arrive in time, 413 body over 4 MiB
+(answered from Content-Length, or as soon as a streamed body passes the limit, before it
+is read whole), 415 a POST whose body is not ``application/json``, 400 one without a body.
+A refusal closes the connection.
+
+An operation whose client hangs up before its answer is cancelled (what it already sent
+to an outstation stays sent).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
+import logging
 from collections.abc import Awaitable, Callable
 from urllib.parse import parse_qs
 
 import orjson
 from fastapi import FastAPI
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gridwire.caller import on_behalf, peer_name
+from gridwire.connection_limits import Limits
 from gridwire.console import console_routes
 from gridwire.errors import RequestError
+from gridwire.http_serving import ABORT
 from gridwire.service.core import MESSAGE_LIMIT, Service
-from gridwire.service.dispatch import Answer, error_body
+from gridwire.service.dispatch import Answer, error_answer, error_body
 from gridwire.service.events import accepted, pump, sse_frame
+from gridwire.service.http_origin import SameOrigin, allowed_hosts, protected
 from gridwire.service.openapi import openapi_document
+
+log = logging.getLogger("gridwire.service")
 
 STATUS_BY_KIND = {"request": 400, "not_allowed": 403, "connection": 503}
 JSON = "application/json"
@@ -60,7 +72,9 @@ def _answer(answer: Answer) -> Response:
 
 
 def _refusal(refused: Refused) -> Response:
-    return _envelope(error_body("request", str(refused)), refused.status, refused.headers)
+    # What is left of the request is not read: the connection ends with the answer.
+    headers = {"connection": "close", **refused.headers}
+    return _envelope(error_body("request", str(refused)), refused.status, headers)
 
 
 def _is_json(content_type: str) -> bool:
@@ -68,10 +82,13 @@ def _is_json(content_type: str) -> bool:
     return media == JSON
 
 
-async def read_message(request: Request, limit: int = MESSAGE_LIMIT) -> object:
+async def read_message(
+    request: Request, limit: int = MESSAGE_LIMIT, within: float | None = None
+) -> object:
     """The JSON body of a POST: Refused for another method (405), a body too large (413,
-    from its Content-Length or as soon as the streamed octets pass ``limit``) or not
-    ``application/json`` (415) or not JSON (400). No body is {}."""
+    from its Content-Length or as soon as the streamed octets pass ``limit``), not
+    ``application/json`` (415), missing or not JSON (400), or not whole ``within`` seconds
+    (408). ClientDisconnect when the client leaves before it is whole."""
     if request.method != "POST":
         raise Refused(405, f"{request.url.path} takes POST", {"allow": "POST"})
     declared = request.headers.get("content-length")
@@ -81,34 +98,68 @@ async def read_message(request: Request, limit: int = MESSAGE_LIMIT) -> object:
             raise Refused(400, "Content-Length is not a number")
         if int(declared) > limit:
             raise Refused(413, f"the message is larger than {limit} octets")
-    has_body = chunked or (declared is not None and int(declared) > 0)
-    if has_body and not _is_json(request.headers.get("content-type", "")):
+    if not _is_json(request.headers.get("content-type", "")):
         raise Refused(415, "a message body must be application/json")
+    if not chunked and not (declared is not None and int(declared) > 0):
+        raise Refused(400, NO_BODY)
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise Refused(413, f"the message is larger than {limit} octets")
-    if not body.strip():
-        return {}
+    try:
+        async with asyncio.timeout(within):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise Refused(413, f"the message is larger than {limit} octets")
+    except TimeoutError:
+        raise Refused(408, f"the message did not arrive whole within {within} s") from None
+    if not body:
+        raise Refused(400, NO_BODY)
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         raise Refused(400, f"the message is not JSON: {exc}") from None
 
 
+NO_BODY = "a message needs a body: a JSON object ({} for an operation without parameters)"
+
+
 def _api_endpoint(
-    handle: Callable[[object], Awaitable[Answer]],
+    handle: Callable[[object], Awaitable[Answer]], limits: Limits
 ) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
-            message = await read_message(request)
+            message = await read_message(request, within=limits.body_timeout)
         except Refused as refused:
             return _refusal(refused)
+        except ClientDisconnect:
+            log.info("%s: the client left before its message was whole", request.url.path)
+            return Response(status_code=400)  # nobody is there to read it
         who = peer_name("http", request.client)
-        return _answer(await on_behalf(who, handle(message)))
+        return await on_behalf(who, _carry_out(request, handle(message)))
 
     return endpoint
+
+
+async def _carry_out(request: Request, work: Awaitable[Answer]) -> Response:
+    """The answer to ``work``; the work is cancelled if the client leaves first."""
+    running = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(_disconnected(request.receive))
+    try:
+        await asyncio.wait({running, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not running.done():
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+            log.info("%s: the client left; its operation was cancelled", request.url.path)
+    if running.cancelled():
+        return Response(status_code=400)  # nobody is there to read it
+    try:
+        answer = running.result()
+    except Exception as exc:  # the dispatcher answers everything: this is a bug
+        log.exception("%s: no answer could be made", request.url.path)
+        answer = error_answer(RequestError(f"no answer could be made: {exc}"))
+    return _answer(answer)
 
 
 async def _unknown(request: Request) -> Response:
@@ -126,7 +177,7 @@ class Guard:
 
     @staticmethod
     def protects(path: str) -> bool:
-        return path in ("/api", "/events") or path.startswith("/api/")
+        return protected(path)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -180,6 +231,7 @@ class EventStream:
                 ],
             }
             if not await accepted(send(start), service.idle):
+                await _cut(scope, service.idle)
                 return
 
             async def write(data: bytes) -> None:
@@ -200,12 +252,24 @@ class EventStream:
             done, _ = await asyncio.wait({streaming, gone}, return_when=asyncio.FIRST_COMPLETED)
             for task in (streaming, gone):
                 task.cancel()
-            if streaming in done and streaming.result() != "idle":
+            if streaming in done and streaming.result() == "idle":
+                await _cut(scope, service.idle)
+            elif streaming in done:
                 end: Message = {"type": "http.response.body", "body": b"", "more_body": False}
                 await accepted(send(end), service.idle)
-            # An idle stream is left unfinished: the server closes its connection.
         finally:
             subscriber.close()
+
+
+async def _cut(scope: Scope, idle: float) -> None:
+    """End an event stream that accepted no write for ``idle`` seconds: its connection is
+    aborted, and what the client did not take is dropped with it."""
+    log.info("event stream accepted no write for %s s: its connection is cut", idle)
+    abort = scope.get("extensions", {}).get(ABORT)
+    if abort is not None:
+        abort()
+        await asyncio.sleep(0)  # the server learns the connection is lost
+    # Under another server the stream is left unfinished, and that server closes it.
 
 
 async def _disconnected(receive: Receive) -> None:
@@ -213,8 +277,17 @@ async def _disconnected(receive: Receive) -> None:
         pass
 
 
-def build_app(service: Service, token: str | None = None) -> FastAPI:
-    """The HTTP application over ``service``; ``token`` None serves without one."""
+def build_app(
+    service: Service,
+    token: str | None = None,
+    *,
+    limits: Limits | None = None,
+    bound: tuple[str, int] | None = None,
+) -> FastAPI:
+    """The HTTP application over ``service``; ``token`` None serves without one. ``bound``
+    is the address it listens on (its Host names; None accepts any Host); ``limits`` give
+    the body timeout."""
+    limits = limits or Limits()
     app = FastAPI(
         title="gridwire operations API",
         openapi_url=None,
@@ -228,16 +301,20 @@ def build_app(service: Service, token: str | None = None) -> FastAPI:
 
     dispatcher = service.dispatcher
     app.add_route("/openapi.json", openapi, ["GET"])
-    app.add_route("/api", _api_endpoint(dispatcher.message), ANY_METHOD)
+    app.add_route("/api", _api_endpoint(dispatcher.message, limits), ANY_METHOD)
     for operation in service.table:
         name = operation.name
 
         def handle(message: object, name: str = name) -> Awaitable[Answer]:
             return dispatcher.call(name, message)
 
-        app.add_route(f"/api/{name}", _api_endpoint(handle), ANY_METHOD)
+        app.add_route(f"/api/{name}", _api_endpoint(handle, limits), ANY_METHOD)
     app.add_route("/api/{name:path}", _unknown, ANY_METHOD)
     app.router.routes.append(Route("/events", EventStream(service), methods=["GET"]))
     app.router.routes.extend(console_routes())  # the web console: / and /console/
     app.add_middleware(Guard, token=token)
+    hosts = allowed_hosts(*bound) if bound is not None else None
+    app.add_middleware(
+        SameOrigin, hosts=hosts, refuse=lambda problem: _refusal(Refused(403, problem))
+    )
     return app

@@ -1,45 +1,52 @@
-"""The HTTP service on a listening socket, run by uvicorn in the current event loop."""
+"""The HTTP service on a listening socket, run by uvicorn in the current event loop under the
+connection limits (:class:`gridwire.connection_limits.Limits`)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
-from collections.abc import Iterator
 
-import uvicorn
-
+from gridwire.connection_limits import Limits
 from gridwire.errors import ConfigError
+from gridwire.http_serving import GuardedServer
 from gridwire.service.core import Service
+from gridwire.service.dispatch import error_body
 from gridwire.service.http_app import build_app
 
 STOP_GRACE = 5
 """Seconds answers under way get to finish once the service stops."""
 
 
-class _Uvicorn(uvicorn.Server):
-    """uvicorn without its own signal handling: the service's stop event ends it."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
+def _refusal(message: str) -> bytes:
+    return error_body("request", message)
 
 
 class HttpServer:
-    """The HTTP service on a socket, run in the current event loop."""
+    """The HTTP service on a socket, run in the current event loop; the service's stop event
+    ends it (uvicorn's own signal handling is off)."""
 
-    def __init__(self, service: Service, sock: socket.socket, token: str | None) -> None:
+    def __init__(
+        self,
+        service: Service,
+        sock: socket.socket,
+        token: str | None,
+        limits: Limits | None = None,
+    ) -> None:
         self.service = service
         self.socket = sock
         self.token = token
-        config = uvicorn.Config(
-            build_app(service, token),
-            log_config=None,
+        self.limits = limits or Limits()
+        host, port = sock.getsockname()[:2]
+        app = build_app(service, token, limits=self.limits, bound=(host, port))
+        self._server = GuardedServer(
+            app,
+            self.limits,
+            refusal=_refusal,
+            handle_signals=False,
             access_log=False,
             lifespan="off",
             timeout_graceful_shutdown=STOP_GRACE,
         )
-        self._server = _Uvicorn(config)
         self._task: asyncio.Task[None] | None = None
 
     @property

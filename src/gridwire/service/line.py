@@ -7,6 +7,13 @@ answers come back in order. ``{"op": "subscribe"}`` makes the connection also re
 master's updates, one ``{"event", "data"}`` line each, between the answers. A line longer
 than 4 MiB is answered with a request error and the connection closed. ``stop`` ends the
 service once its answer is written. Blank lines are ignored.
+
+Connections are held under :class:`~gridwire.connection_limits.Limits`: one with nothing
+under way, no subscription and no whole line for ``line_idle`` seconds is told so and
+closed; one over ``max_connections`` is refused with an error line; one whose client takes
+none of an answer for ``send_timeout`` seconds (or of its events for the stream idleness,
+60 s) is cut. An operation runs to its end even if its client leaves meanwhile (a TCP
+client's close cannot be told from a half-close here without writing to it).
 """
 
 from __future__ import annotations
@@ -19,9 +26,10 @@ import logging
 import orjson
 
 from gridwire.caller import on_behalf, peer_name
+from gridwire.connection_limits import BACKLOG, Limits, Throttled, cut, guard_accept
 from gridwire.errors import ConfigError, RequestError
 from gridwire.service.core import MESSAGE_LIMIT, Service
-from gridwire.service.dispatch import Answer, error_answer
+from gridwire.service.dispatch import Answer, error_answer, unusable_id
 from gridwire.service.encoding import dumps
 from gridwire.service.events import accepted, line_frame, pump
 
@@ -44,9 +52,10 @@ def is_loopback(host: str) -> bool:
 class _Connection:
     """One client: its writer, its subscription, and whether a message is under way."""
 
-    def __init__(self, service: Service, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, service: Service, writer: asyncio.StreamWriter, send_timeout: float):
         self.service = service
         self.writer = writer
+        self.send_timeout = send_timeout
         self.busy = False
         self.events: asyncio.Task[object] | None = None
 
@@ -55,11 +64,19 @@ class _Connection:
         await self.writer.drain()
 
     async def send(self, data: bytes) -> bool:
-        """Write one or more lines; False when the client is gone or accepts nothing."""
+        """Write one or more lines; False when the client is gone, or took none of them for
+        ``send_timeout`` seconds (then the connection is cut)."""
         try:
-            return await accepted(self.write(data), self.service.idle)
+            if await accepted(self.write(data), self.send_timeout):
+                return True
         except (ConnectionError, RuntimeError):
             return False
+        self.cut()
+        return False
+
+    def cut(self) -> None:
+        """End the connection at once, dropping what the client has not taken."""
+        cut(self.writer.transport)
 
     def subscribe(self) -> None:
         if self.events is not None:
@@ -78,10 +95,10 @@ class _Connection:
                     idle=service.idle,
                 )
                 if ended == "idle":
-                    log.info("line client accepted no write for %s s: closed", service.idle)
-                    self.writer.close()
+                    log.info("line client accepted no write for %s s: cut", service.idle)
+                    self.cut()
             except ConnectionError:
-                self.writer.close()
+                self.cut()
             finally:
                 subscriber.close()
 
@@ -93,8 +110,13 @@ class _Connection:
             with contextlib.suppress(asyncio.CancelledError, ConnectionError):
                 await self.events
         self.writer.close()
-        with contextlib.suppress(ConnectionError, OSError):
-            await self.writer.wait_closed()
+        try:
+            async with asyncio.timeout(self.send_timeout):
+                await self.writer.wait_closed()
+        except TimeoutError:
+            self.cut()  # the client never took the rest
+        except (ConnectionError, OSError):
+            pass
 
 
 class LineServer:
@@ -107,6 +129,7 @@ class LineServer:
         port: int = 8816,
         *,
         limit: int = MESSAGE_LIMIT,
+        limits: Limits | None = None,
     ) -> None:
         if not is_loopback(host):
             raise ConfigError(f"the line service listens on this machine only, not on {host}")
@@ -114,6 +137,8 @@ class LineServer:
         self.host = host
         self.requested_port = port
         self.limit = limit
+        self.limits = limits or Limits()
+        self.throttled = Throttled(log)
         self._server: asyncio.Server | None = None
         self._clients: dict[asyncio.Task[None], _Connection] = {}
 
@@ -125,9 +150,10 @@ class LineServer:
         return port
 
     async def start(self) -> None:
+        guard_accept()
         try:
             self._server = await asyncio.start_server(
-                self._accept, self.host, self.requested_port, limit=self.limit
+                self._accept, self.host, self.requested_port, limit=self.limit, backlog=BACKLOG
             )
         except OSError as exc:
             raise ConfigError(
@@ -153,7 +179,10 @@ class LineServer:
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        client = _Connection(self.service, writer)
+        client = _Connection(self.service, writer, self.limits.send_timeout)
+        if len(self._clients) >= self.limits.max_connections:
+            await self._refuse(client)
+            return
         self._clients[task] = client
         try:
             await self._serve(reader, client)
@@ -165,11 +194,34 @@ class LineServer:
             self._clients.pop(task, None)
             await client.close()
 
+    async def _refuse(self, client: _Connection) -> None:
+        cap = self.limits.max_connections
+        self._note("busy", "holds %d connections, the most it takes: refusing more", cap)
+        refusal = RequestError(
+            f"the service holds {cap} connections, the most it takes; try again later"
+        )
+        await client.send(error_answer(refusal).body + b"\n")
+        await client.close()
+
+    def _note(self, condition: str, message: str, *args: object) -> None:
+        where = f"{self.host}:{self.port}"
+        self.throttled.log(
+            condition, logging.WARNING, "line service on %s: " + message, where, *args
+        )
+
     async def _serve(self, reader: asyncio.StreamReader, client: _Connection) -> None:
         stopping = self.service.stopping
+        idle = self.limits.line_idle
         while not stopping.is_set():
             try:
-                line = await reader.readuntil(b"\n")
+                # A subscribed client may stay silent: its stream's idleness watches it.
+                async with asyncio.timeout(idle if client.events is None else None):
+                    line = await reader.readuntil(b"\n")
+            except TimeoutError:
+                self._note("idle", "closed a connection that sent no whole line for %s s", idle)
+                silent = RequestError(f"no whole message arrived for {idle} s; closing")
+                await client.send(error_answer(silent).body + b"\n")
+                return
             except asyncio.IncompleteReadError as exc:
                 line = exc.partial  # the last message may lack its newline
                 if not line.strip():
@@ -197,9 +249,20 @@ class LineServer:
             message = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             return error_answer(RequestError(f"the line is not JSON: {exc}"))
-        if isinstance(message, dict) and message.get("op") == SUBSCRIBE:
-            client.subscribe()
-            ident = dumps(message.get("id"))
-            return Answer(b'{"id":' + ident + b',"ok":true,"result":{"subscribed":true}}')
-        who = peer_name("line", client.writer.get_extra_info("peername"))
-        return await on_behalf(who, self.service.dispatcher.message(message))
+        try:
+            if isinstance(message, dict) and message.get("op") == SUBSCRIBE:
+                return self._subscribe(message, client)
+            who = peer_name("line", client.writer.get_extra_info("peername"))
+            return await on_behalf(who, self.service.dispatcher.message(message))
+        except Exception as exc:  # the dispatcher answers everything: this is a bug
+            log.exception("line service: no answer could be made")
+            return error_answer(RequestError(f"no answer could be made: {exc}"))
+
+    @staticmethod
+    def _subscribe(message: dict[str, object], client: _Connection) -> Answer:
+        ident = message.get("id")
+        problem = unusable_id(ident)
+        if problem is not None:
+            return error_answer(RequestError(problem))
+        client.subscribe()
+        return Answer(b'{"id":' + dumps(ident) + b',"ok":true,"result":{"subscribed":true}}')

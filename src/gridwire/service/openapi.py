@@ -22,16 +22,21 @@ KINDS = ["request", "connection", "not_allowed"]
 
 STATUS_TEXT = {
     400: "Not acted on (error kind request): unknown outstation, a parameter of the wrong "
-    "kind, a body that is not JSON, or a message without an op",
+    "kind, a body that is missing or not JSON, or a message without an op or with an id "
+    "that is not a string of up to 256 characters, a number or null",
     403: "The operation commands the outstation and the service was not started with "
-    "--allow-control (error kind not_allowed)",
+    "--allow-control (error kind not_allowed); or, id null and kind request, a request "
+    "from another origin or to a name that is not the service's (Host)",
     503: "No connection to ask over, or one could not be made (error kind connection)",
     401: "No token, or the wrong one: nothing was done",
+    408: "The body did not arrive whole within 30 s of the headers: nothing was done",
     413: "The message is larger than 4 MiB: refused before it was read whole",
     415: "The body is not application/json",
 }
+FOREIGN = 403
+"""Also the status of a refused Host or Origin (a Refusal) on every route."""
 OPERATION_ERRORS = (400, 403, 503)
-REFUSALS = (401, 413, 415)
+REFUSALS = (401, 408, 413, 415)
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -91,21 +96,17 @@ def _responses(ok: dict[str, Any], statuses: tuple[int, ...]) -> dict[str, Any]:
     for status in statuses:
         shape = "Refusal" if status in REFUSALS else "ErrorEnvelope"
         responses[str(status)] = _json(_ref(shape), STATUS_TEXT[status])
+    if str(FOREIGN) not in responses:
+        responses[str(FOREIGN)] = _json(_ref("Refusal"), STATUS_TEXT[FOREIGN])
     return responses
 
 
 def _statuses(operation: Operation[Any]) -> tuple[int, ...]:
-    # 403 only where some parameters command; a connection error (503) may come from any
-    # operation that reaches the master (add connects, the rest ask over a connection).
+    # not_allowed (403) only where some parameters command; a connection error (503) may
+    # come from any operation that reaches the master (add connects, the rest ask over a
+    # connection). Every route may refuse a foreign Host or Origin with 403 (a Refusal).
     statuses = (400, 403, 503) if operation.may_command else (400, 503)
     return (*statuses, *REFUSALS)
-
-
-def _has_required(schema: dict[str, Any], definitions: dict[str, Any]) -> bool:
-    ref = schema.get("$ref")
-    if isinstance(ref, str):
-        schema = definitions.get(ref.rsplit("/", 1)[-1], {})
-    return bool(schema.get("required"))
 
 
 def openapi_document(table: OperationTable) -> dict[str, Any]:
@@ -136,7 +137,7 @@ def openapi_document(table: OperationTable) -> dict[str, Any]:
                 "tags": ["operations"],
                 "security": security,
                 "requestBody": {
-                    "required": _has_required(params, components),
+                    "required": True,  # {} for no parameters
                     "content": {JSON: {"schema": params}},
                 },
                 "responses": _responses(_envelope(result, {"type": "null"}), _statuses(operation)),
@@ -146,7 +147,11 @@ def openapi_document(table: OperationTable) -> dict[str, Any]:
         "type": "object",
         "required": ["op"],
         "properties": {
-            "id": {"description": "Repeated in the answer"},
+            "id": {
+                "type": ["string", "number", "null"],
+                "maxLength": 256,
+                "description": "Repeated in the answer",
+            },
             "op": {"type": "string", "enum": table.names},
             "outstation": {"type": ["string", "null"]},
             "params": {"type": "object", "description": "The operation's parameters"},
@@ -172,7 +177,7 @@ def openapi_document(table: OperationTable) -> dict[str, Any]:
             "outstations, lost",
             "description": "Each event's data is a JSON object. A subscriber 10,000 updates "
             "behind receives lost {dropped} and stays subscribed; a stream that accepts no "
-            "write for 60 s is closed; keep-alive comments keep a quiet stream open.",
+            "write for 60 s is cut; keep-alive comments keep a quiet stream open.",
             "tags": ["events"],
             "security": security,
             "parameters": [
@@ -190,6 +195,7 @@ def openapi_document(table: OperationTable) -> dict[str, Any]:
                     "content": {"text/event-stream": {"schema": {"type": "string"}}},
                 },
                 "401": _json(_ref("Refusal"), STATUS_TEXT[401]),
+                "403": _json(_ref("Refusal"), STATUS_TEXT[FOREIGN]),
             },
         }
     }

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, ConfigDict, Field, WithJsonSchema
 
 from gridwire.dnp3.app.functions import FunctionCode
-from gridwire.master.conditions import PointType, WaitParameters
+from gridwire.master.conditions import LONGEST_WAIT, PointType, WaitParameters
 from gridwire.master.deviations import DEVIATIONS
 from gridwire.master.settings import MIN_SCAN_INTERVAL
 from gridwire.service.operation import OutstationParams, Params
@@ -66,6 +66,7 @@ class ConnectParams(OutstationParams):
     wait: float | None = Field(
         default=None,
         ge=0,
+        le=LONGEST_WAIT,
         description="Seconds to keep trying, once a second; without it the first failure "
         "is the answer",
     )
