@@ -147,11 +147,15 @@ async def _once(config: Sep2Config) -> int:
 
 
 async def _serve(client: Sep2Client, listener: socket.socket, log_level: str) -> None:
-    import uvicorn
+    from uvicorn.config import LOGGING_CONFIG
+
+    from gridwire.http_serving import GuardedServer
 
     app = management_app(Sep2Service(client), token=client.config.api.token)
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="off")
+    # The connection limits of every gridwire HTTP service (header, send and keep-alive
+    # timeouts, a cap on connections): gridwire.connection_limits.Limits.
+    server = GuardedServer(
+        app, log_level=log_level, log_config=LOGGING_CONFIG, access_log=False, lifespan="off"
     )
     host, port = listener.getsockname()[:2]
     logging.getLogger("gridwire.sep2").info(
