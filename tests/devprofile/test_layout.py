@@ -231,6 +231,11 @@ def test_the_title_falls_back_to_the_device_name() -> None:
         ("utcTime", "UTC Time"),
         ("lanOnly", "LAN Only"),
         ("nameState0", "Name State 0"),
+        ("additionalCriticalFCs", "Additional Critical FCs"),
+        ("outstationSetsIIN14", "Outstation Sets IIN1.4"),
+        ("startupToIIN14", "Startup To IIN1.4"),
+        ("rs485Options", "RS-485 Options"),
+        ("TLSCipherSuites", "TLS Cipher Suites"),
         ("schemaVersion", "Schema Version"),
         ("x_y-z", "X Y Z"),
         ("élément", "élément"),
@@ -253,6 +258,48 @@ def test_codes_are_shown_with_their_names() -> None:
     assert event_class("three") == "Class 3"
     assert event_class("none") == "None"
     assert event_class("sometimes") == "sometimes"
+
+
+def test_control_status_codes_are_named_and_other_choices_keep_their_labels() -> None:
+    text = document(
+        "<referenceDevice><configuration><applConfig><controlStatusCodesSupported>"
+        "<capabilities><code1/><code4/><code126/></capabilities><currentValue><code4/>"
+        "</currentValue></controlStatusCodesSupported></applConfig><broadcastConfig>"
+        "<byEventClass><capabilities><enabled/></capabilities><currentValue><one/>"
+        "</currentValue></byEventClass></broadcastConfig></configuration></referenceDevice>"
+    )
+    codes, broadcast = lay_out(read_document(text)).sections[0].tables
+    assert codes.rows == [
+        [
+            "Control Status Codes Supported",
+            "1 TIMEOUT\n4 NOT_SUPPORTED\n126 NON_PARTICIPATING",
+            "4 NOT_SUPPORTED",
+            "",
+        ]
+    ]
+    # Under a setting named for an event class, a class is named; another choice keeps its label.
+    assert broadcast.rows == [["By Event Class", "Enabled", "Class 1", ""]]
+    layout, _ = laid("2.10")
+    (row,) = [r for r in table(layout, "Configuration", "Appl Config").rows if "Status" in r[0]]
+    assert row[1].splitlines()[:2] == ["1 TIMEOUT", "2 NO_SELECT"]
+
+
+def test_an_empty_group_among_groups_is_a_table_of_its_own() -> None:
+    # 2.07 writes <masterConfig/> between applConfig and outstationConfig: it is a group the
+    # document states nothing of, not a row of a "Configuration" table.
+    layout, _ = laid("2.07")
+    titles = [t.title for t in layout.sections[1].tables]
+    assert titles[4:7] == ["Appl Config", "Master Config", "Outstation Config"]
+    assert "Configuration" not in titles
+    empty = table(layout, "Configuration", "Master Config")
+    assert (empty.columns, empty.rows) == ([], [])
+    # A setting's values that are empty elements stay values of one table.
+    definition = table(
+        lay_out(read_document_file(shared_document("2.10"))),
+        "Data Points List",
+        "Binary Input Points: Configuration",
+    )
+    assert definition.rows == [["Point List Definition", "Fixed\nConfigurable"]]
 
 
 def test_an_event_class_written_as_a_choice_is_named_too(tmp_path: Path) -> None:

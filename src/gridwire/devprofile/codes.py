@@ -1,5 +1,6 @@
 """Codes a Device Profile states as bare numbers or words, shown with their names beside them:
-function codes (``1 READ``), qualifier codes (``0x06 all``) and event classes (``Class 1``).
+function codes (``1 READ``), qualifier codes (``0x06 all``), event classes (``Class 1``) and
+control status codes (``<code4/>`` among the codes supported: ``4 NOT_SUPPORTED``).
 
 Function code names are IEEE 1815-2012's, as :class:`gridwire.dnp3.app.functions.FunctionCode`
 holds them; qualifier names say what the code's range field and index prefix are (IEEE
@@ -8,9 +9,12 @@ holds them; qualifier names say what the code's range field and index prefix are
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
+from gridwire.devprofile.labels import label
 from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.dnp3.objects.controls import CommandStatus
 
 QUALIFIER_NAMES: Final[dict[int, str]] = {
     0x00: "8-bit start-stop",
@@ -40,6 +44,8 @@ CLASS_WORDS: Final[dict[str, int]] = {"none": 0, "zero": 0, "one": 1, "two": 2, 
 """Event classes as the documents write them."""
 
 CLASS_WORD_OF: Final[dict[int, str]] = {0: "none", 1: "one", 2: "two", 3: "three"}
+
+_STATUS_CODE = re.compile(r"code(\d{1,3})")
 
 
 def _number(text: str) -> int | None:
@@ -80,6 +86,20 @@ def event_class(text: str) -> str:
 def is_event_class(name: str) -> bool:
     """Whether an element states an event class (``changeEventClass``, ``eventClass``...)."""
     return name.endswith(("EventClass", "eventClass"))
+
+
+def choice(name: str, parent: str) -> str:
+    """An empty element chosen among its parent's options, shown by the code it names
+    (``<one/>`` under ``changeEventClass``: ``Class 1``; ``<code4/>`` under
+    ``controlStatusCodesSupported``: ``4 NOT_SUPPORTED``), else by its label."""
+    if is_event_class(parent) and name.casefold() in CLASS_WORDS:
+        return event_class(name)
+    status = _STATUS_CODE.fullmatch(name)
+    if status is not None and parent.endswith("StatusCodesSupported"):
+        number = int(status.group(1))
+        if number <= 255:
+            return f"{number} {CommandStatus.name_of(number)}"
+    return label(name)
 
 
 def coded(name: str, text: str) -> str:

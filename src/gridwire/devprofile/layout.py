@@ -19,7 +19,8 @@ a setting, is a table of Item and Stated. A list of records (``dataPoints``, the
 implementation table's ``table``, ``files``, or any element of two or more children of one
 name that have children of their own) is a table with a row per entry and a column per
 property (child or attribute) the entries carry. Anything else is descended into, its tables
-titled by its label.
+titled by its label; an empty element among such groups (``<masterConfig/>``) is a table of
+its own with no rows, since the document states nothing of it.
 
 A cell is text; it states several things on separate lines, and is empty where the document
 says nothing. Codes are shown with their names (``1 READ``, ``0x06 all``, ``Class 1``).
@@ -34,7 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from gridwire.devprofile.codes import coded, event_class, is_event_class
+from gridwire.devprofile.codes import choice, coded, is_event_class
 from gridwire.devprofile.labels import label
 from gridwire.errors import RequestError
 
@@ -122,31 +123,31 @@ def _leaf_line(leaf: ET.Element, parent: str) -> str:
     text = text_of(leaf)
     attributes = "".join(f" ({label(k)}: {v})" for k, v in leaf.attrib.items())
     if not text:
-        shown = event_class(leaf.tag) if is_event_class(parent) else label(leaf.tag)
-        return shown + attributes
+        return choice(leaf.tag, parent) + attributes
     if leaf.tag in _PLAIN or is_event_class(leaf.tag):
         return coded(leaf.tag, text) + attributes
     return f"{label(leaf.tag)}: {coded(leaf.tag, text)}{attributes}"
 
 
-def lines_of(element: ET.Element) -> list[str]:
+def lines_of(element: ET.Element, setting: str = "") -> list[str]:
     """What an element states, a line per thing: its attributes, then each child (a choice
     such as ``<always/>`` by its label, a value as ``Label: value``, a nested element as
-    its label and what it states, on one line)."""
+    its label and what it states, on one line). ``setting`` names the setting whose
+    capabilities or current value the element is, which says what a choice's code means."""
     lines = [f"{label(k)}: {v}" for k, v in element.attrib.items()]
     for child in element:
         if len(child) == 0:
-            lines.append(_leaf_line(child, element.tag))
+            lines.append(_leaf_line(child, setting or element.tag))
         else:
             lines.append(f"{label(child.tag)}: " + "; ".join(lines_of(child)))
     return lines
 
 
-def cell(element: ET.Element) -> str:
+def cell(element: ET.Element, setting: str = "") -> str:
     """An element as one cell: a leaf's text (with its code's name), else its lines."""
     if len(element) == 0 and not element.attrib:
         return coded(element.tag, text_of(element))
-    return "\n".join(lines_of(element))
+    return "\n".join(lines_of(element, setting))
 
 
 def _joined(cells: Iterable[str]) -> str:
@@ -167,6 +168,10 @@ def _is_record_list(element: ET.Element) -> bool:
         return False
     first = element[0].tag
     return all(child.tag == first and len(child) > 0 for child in element)
+
+
+def _is_empty(element: ET.Element) -> bool:
+    return len(element) == 0 and not element.attrib and not text_of(element)
 
 
 def _states_values(element: ET.Element) -> bool:
@@ -209,7 +214,7 @@ def _settings_table(title: str, rows: list[ET.Element | tuple[str, str]], budget
         for child in row:
             if child.tag in parts:
                 settings = True
-                parts[child.tag].append(cell(child) if len(child) else text_of(child))
+                parts[child.tag].append(cell(child, row.tag) if len(child) else text_of(child))
             elif len(child) == 0:
                 stated.append(_leaf_line(child, row.tag))
             else:
@@ -271,12 +276,15 @@ def _tables(element: ET.Element, title: str, budget: _Budget) -> list[Table]:
     rows: list[ET.Element | tuple[str, str]] = list(element.attrib.items())
     row_at = 0 if rows else None
     settings = is_setting(element) or any(is_setting(child) for child in element)
+    groups = not settings and not _states_values(element)
     if len(element) == 0 and text_of(element):
         rows.append(element)
         row_at = 0
     for child in element:
         if _is_record_list(child):
             tables.append(record_table(_title(child, element, title), list(child), budget))
+        elif groups and _is_empty(child):  # <masterConfig/> among groups: a group, stated empty
+            tables.append(Table(_title(child, element, title), [], []))
         elif settings or is_setting(child) or _states_values(child):
             if row_at is None:
                 row_at = len(tables)
