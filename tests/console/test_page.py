@@ -8,11 +8,13 @@ storage). Screenshots of every tab go to test-artifacts/console/ for a person to
 from __future__ import annotations
 
 import base64
+import json
 import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from xml.etree import ElementTree
 
 import httpx
 import pytest
@@ -27,9 +29,9 @@ from tests.support.net import free_port
 from tests.support.tshark import tshark_fields
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, Page, Route
 
-TABS = ["overview", "points", "commands", "events", "traffic", "requests", "der", "log"]
+TABS = ["overview", "points", "commands", "events", "traffic", "requests", "der", "evaluate", "log"]
 TOKEN = "console-test-token"
 WAIT_MS = 15_000
 
@@ -693,3 +695,71 @@ def test_the_frame_decoder_reads_any_well_framed_user_data(
     assert length == len(frame) and shaded
     assert not any("CRC" in p for p in problems), problems
     assert layers[:2] == ["Link", "Transport"]
+
+
+def test_a_short_evaluation_fills_rows_live_and_offers_three_downloads(
+    watched: Watched, site: Site, tmp_path: Path
+) -> None:
+    page = open_console(watched, site, "der", "evaluate")
+    link = page.locator("input[data-check='LINK-001']")
+    link.wait_for(state="attached", timeout=WAIT_MS)
+    # Deviation checks are offered only once deviations are allowed.
+    assert link.is_disabled()
+    page.check("input[name='allow_deviations']")
+    assert link.is_enabled()
+    for box in page.locator("input[data-set]").all():
+        box.uncheck()
+    for check in ("MON-001", "ALARM-001", "LINK-001"):
+        page.check(f"input[data-check='{check}']")
+    # The evaluate call is held on its way, so the page can be seen while it runs.
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        body = route.request.post_data_json
+        if isinstance(body, dict) and body.get("op") == "evaluate":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api", hold)
+    page.click(".evaluate button:text-is('Run')")
+    while not held:
+        page.wait_for_timeout(50)
+    switches = page.locator(".evaluate .deviations input[data-deviation]")
+    assert switches.count() > 0 and all(b.is_disabled() for b in switches.all())
+    assert page.locator(".evaluate button:text-is('Cancel')").is_enabled()
+    assert page.locator(".evaluate button:text-is('Run')").is_disabled()
+    held[0].continue_()
+    said = page.locator(".evaluate-setup > .msg")
+    said.filter(has_text="not run").wait_for(timeout=WAIT_MS)
+    rows = page.locator("table.results tbody tr")
+    assert rows.count() == 3
+    # Each row was filled by its check event before the report came.
+    assert [r.get_attribute("data-live") for r in rows.all()] == ["yes"] * 3
+    assert [r.get_attribute("data-check") for r in rows.all()] == [
+        "MON-001",
+        "ALARM-001",
+        "LINK-001",
+    ]
+    watched.shot("der-evaluate-report")
+    page.unroute("**/api")
+    assert all(b.is_enabled() for b in switches.all())  # unlocked once it ended
+
+    saved = {}
+    for kind in ("json", "html", "junit.xml"):
+        with page.expect_download() as info:
+            page.click(f"button[data-download='{kind}']")
+        path = tmp_path / info.value.suggested_filename
+        info.value.save_as(path)
+        saved[kind] = path.read_text()
+    report = json.loads(saved["json"])
+    assert [r["id"] for r in report["results"]] == ["MON-001", "ALARM-001", "LINK-001"]
+    assert report["allow_deviations"] is True
+    assert "<h1>Evaluation of der</h1>" in saved["html"]
+    suite = ElementTree.fromstring(saved["junit.xml"])
+    assert suite.tag == "testsuite" and suite.get("tests") == "3"
+    assert len(suite.findall("testcase")) == 3
+    s = report["summary"]
+    assert int(suite.get("failures") or -1) == s["failed"]
+    assert int(suite.get("skipped") or -1) == s["not_applicable"] + s["not_run"]
+    watched.assert_clean()

@@ -3,12 +3,11 @@
 // part is read when first shown for an outstation, and again on its "Read again".
 
 import { h, replace } from "../dom.js";
-import { outstationStatus, state } from "../store.js";
 import { createCurve } from "./der_curve.js";
 import { createDocument } from "./der_document.js";
 import { createFunctions } from "./der_functions.js";
 import { createReadings } from "./der_readings.js";
-import { createPane, noOutstation } from "./pane.js";
+import { createPane, profiledOutstation } from "./pane.js";
 
 const PARTS = [
   ["readings", "Nameplate and monitoring", createReadings],
@@ -40,15 +39,8 @@ export function create() {
   });
 
   function render() {
-    const entry = outstationStatus(state.selected);
-    if (!entry) {
-      replace(pane.el, noOutstation());
-      return;
-    }
-    if (!entry.profile) {
-      replace(pane.el, h("p", { class: "empty" }, `${entry.name} has no profile: the DER operations address an IEEE 1815.2 DER. Add it with the IEEE 1815.2 profile to use this tab.`));
-      return;
-    }
+    const entry = profiledOutstation(pane, "the DER operations address an IEEE 1815.2 DER");
+    if (!entry) return;
     if (layoutEl.parentNode !== pane.el) replace(pane.el, layoutEl);
     for (const button of nav.children) {
       const chosen = button.dataset.part === part;

@@ -2,8 +2,8 @@
 // word for when no outstation is chosen.
 
 import { call } from "../api.js";
-import { act, h } from "../dom.js";
-import { on, state, station } from "../store.js";
+import { act, h, replace } from "../dom.js";
+import { on, outstationStatus, state, station } from "../store.js";
 
 export function createPane(id, title, render, topics = []) {
   const el = h("section", { "aria-label": title });
@@ -60,4 +60,19 @@ export function clearButton(what, said, cleared) {
     }),
   );
   return button;
+}
+
+// The chosen outstation's status entry when it has a profile; otherwise the pane says why it
+// is empty (`what` the tab needs a DER for) and null is returned.
+export function profiledOutstation(pane, what) {
+  const entry = outstationStatus(state.selected);
+  if (!entry) {
+    replace(pane.el, noOutstation());
+    return null;
+  }
+  if (!entry.profile) {
+    replace(pane.el, h("p", { class: "empty" }, `${entry.name} has no profile: ${what}. Add it with the IEEE 1815.2 profile to use this tab.`));
+    return null;
+  }
+  return entry;
 }
