@@ -763,3 +763,31 @@ def test_a_short_evaluation_fills_rows_live_and_offers_three_downloads(
     assert int(suite.get("failures") or -1) == s["failed"]
     assert int(suite.get("skipped") or -1) == s["not_applicable"] + s["not_run"]
     watched.assert_clean()
+
+
+def test_a_check_s_frames_open_in_traffic(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "der", "evaluate")
+    page.wait_for_selector("input[data-check='MON-001']", state="attached", timeout=WAIT_MS)
+    result = {
+        "id": "MON-001",
+        "title": "Monitoring",
+        "verdict": "passed",
+        "detail": "",
+        "notes": ["published by the test"],
+        "requests": 2,
+        "seconds": 0.1,
+        "frames": [2, 5],
+        "packets": None,
+    }
+    site.call(
+        lambda: site.running.master.bus.publish("check", {"outstation": "der", "result": result})
+    )
+    page.click("table.results tr[data-check='MON-001'] button:text-is('frames 2-5')")
+    page.wait_for_selector(".pane-traffic:not([hidden])")
+    assert page.inner_text(".pane-traffic .badge") == "frames 2-5 ✕"
+    ids = page.locator(".vt-frames .vspacer .vrow:not([hidden]) span:first-child")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.vt-frames .vspacer .vrow:not([hidden])').length === 4"
+    )
+    assert sorted(int(t) for t in ids.all_inner_texts()) == [2, 3, 4, 5]
+    watched.assert_clean()
