@@ -15,6 +15,7 @@ from gridwire.evaluate.catalogue import (
     FAMILIES,
     FAMILIES_PACKAGE,
     SETS,
+    CheckSpec,
     check_function,
     listing,
     select,
@@ -100,3 +101,10 @@ def test_every_check_points_at_a_family_and_no_family_function_is_orphaned() -> 
             and value.__module__ == module_name
         }
         assert public <= functions, f"{family} defines checks the catalogue does not name"
+
+
+def test_a_family_not_written_gives_no_function() -> None:
+    spec = CheckSpec("X-001", "x", "der", "not_written_yet", "x_001")
+    assert check_function(spec) is None
+    spec = CheckSpec("X-001", "x", "der", "monitoring", "not_written_yet")
+    assert check_function(spec) is None
