@@ -185,3 +185,19 @@ def test_tables_too_large_are_refused() -> None:
         "</dataPoints></list></referenceDevice>"
     )
     assert "would hold more than 1,000,000 cells" in refusal(large)
+
+
+def test_facts_count_as_cells_too() -> None:
+    # A table of exactly 1,000,000 cells (200 columns: the entries carry one attribute each,
+    # 200 names in all; 5,000 rows) is laid out; a fact (a label and a value) beside it is
+    # over the limit. Facts come from the root's attributes and the header's leaves, which
+    # no element limit bounds: 700,000 attributes on the root would otherwise be 700,000
+    # facts, laid out and answered.
+    rows = "".join(f"<e a{n % 200}=''/>" for n in range(MAX_CELLS // 200))
+    body = f"<referenceDevice><list><dataPoints>{rows}</dataPoints></list></referenceDevice>"
+    (table,) = lay_out(read_document(document(body))).sections[0].tables
+    assert (len(table.rows), len(table.columns)) == (5_000, 200)
+    with_a_fact = document(body).replace(
+        "<DNP3DeviceProfileDocument ", "<DNP3DeviceProfileDocument f='1' "
+    )
+    assert "would hold more than 1,000,000 cells" in refusal(with_a_fact)

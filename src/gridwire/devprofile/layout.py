@@ -24,8 +24,9 @@ its own with no rows, since the document states nothing of it.
 
 A cell is text; it states several things on separate lines, and is empty where the document
 says nothing. Codes are shown with their names (``1 READ``, ``0x06 all``, ``Class 1``).
-Tables wider than :data:`MAX_COLUMNS` columns, or more than :data:`MAX_CELLS` cells in all,
-are refused (RequestError naming the rule) before they are filled.
+Tables wider than :data:`MAX_COLUMNS` columns, or more than :data:`MAX_CELLS` cells in all
+(a fact counts as two: its label and its value), are refused (RequestError naming the rule)
+before they are filled.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ _DEVICE_FACTS: Final = (
     "softwareVersion",
     "documentVersionNumber",
 )
-_HEADER, _DEVICE = "documentHeader", "referenceDevice"
+_HEADER, _DEVICE, _FACTS = "documentHeader", "referenceDevice", "Facts"
 
 
 @dataclass(slots=True)
@@ -106,7 +107,7 @@ class _Budget:
         self.cells += rows * max(columns, 1)
         if self.cells > MAX_CELLS:
             raise RequestError(
-                f"Device Profile document refused: its tables would hold more than "
+                f"Device Profile document refused: its facts and tables would hold more than "
                 f"{MAX_CELLS:,} cells (the limit)"
             )
 
@@ -300,11 +301,9 @@ def _tables(element: ET.Element, title: str, budget: _Budget) -> list[Table]:
 
 
 def _header(header: ET.Element, budget: _Budget) -> tuple[list[Fact], Section | None]:
-    facts = [
-        Fact(label(child.tag), text_of(child))
-        for child in header
-        if len(child) == 0 and text_of(child)
-    ]
+    leaves = [child for child in header if len(child) == 0 and text_of(child)]
+    budget.take(_FACTS, len(leaves), 2)
+    facts = [Fact(label(child.tag), text_of(child)) for child in leaves]
     kinds: dict[str, list[ET.Element]] = {}
     for child in header:
         if len(child) > 0:
@@ -334,6 +333,7 @@ def lay_out(root: ET.Element) -> Layout:
     """The layout of a document read by :func:`gridwire.devprofile.reader.read_document`;
     RequestError when its tables would be wider or larger than the layout allows."""
     budget = _Budget()
+    budget.take(_FACTS, len(root.attrib), 2)  # facts are cells too: a label and a value
     facts = [Fact(label(k), v) for k, v in root.attrib.items()]
     sections: list[Section] = []
     header = root.find(_HEADER)
@@ -351,7 +351,9 @@ def lay_out(root: ET.Element) -> Layout:
             )
         else:
             sections.append(Section(label(part.tag), _tables(part, label(part.tag), budget)))
-    facts.extend(_device_facts(device))
+    device_facts = _device_facts(device)
+    budget.take(_FACTS, len(device_facts), 2)
+    facts.extend(device_facts)
     name = header.find("documentName") if header is not None else None
     title = text_of(name) if name is not None else ""
     if not title:
