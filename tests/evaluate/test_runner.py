@@ -292,3 +292,31 @@ async def test_cancel_stops_after_the_check_under_way(monkeypatch: pytest.Monkey
     assert report.results[3].detail == "cancelled"
     assert restored == ["CONN-001"]
     assert finished.state == "finished" and finished.report == report
+
+
+async def test_a_response_that_began_is_an_answer_to_the_survey() -> None:
+    """A master that does not confirm: the class 0 response, several fragments that each ask
+    for confirmation, stops after the first; the run still starts on what arrived."""
+    from gridwire.der.demo import demo_map
+    from gridwire.derops import DerMaster
+    from gridwire.master import OutstationSettings
+    from gridwire.outstation import run_outstation
+    from gridwire.simulator import SimulatedDer
+
+    async with run_outstation(SimulatedDer(), "127.0.0.1", 0) as server:
+        master = DerMaster(allow_control=True, profiles=lambda name: demo_map())
+        try:
+            settings = OutstationSettings(
+                name=NAME,
+                host="127.0.0.1",
+                port=server.port,
+                profile="ieee1815.2",
+                confirm=False,
+                response_timeout=0.5,
+                manual=True,
+            )
+            await master.add(settings)
+            report = await evaluate(master, NAME, Options(["OP-001"]))
+        finally:
+            await master.close()
+    assert report.results[0].id == "OP-001" and report.results[0].verdict != "not_run"

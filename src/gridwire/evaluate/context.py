@@ -135,6 +135,11 @@ class CheckContext:
             if exchange.outcome != "complete":
                 names = ", ".join(str(p.address) for p in chosen[:8])
                 more = f" and {len(chosen) - 8} more" if len(chosen) > 8 else ""
+                if exchange.fragments:
+                    raise Failed(
+                        f"the answer to the read of {names}{more} did not end "
+                        f"({exchange.outcome} after {exchange.fragments} fragment(s))"
+                    )
                 raise Failed(f"no answer to the read of {names}{more} ({exchange.outcome})")
         return {r.address: r for r in found}
 

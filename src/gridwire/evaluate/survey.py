@@ -4,8 +4,9 @@ With every deviation off: a class 0 read, an output status read, then every poin
 profile neither returned, by :func:`gridwire.derops.ranges.read_ranges` (the fewest ranges in
 one READ, range by range when the outstation refuses it whole). A point is served when some
 read returned it. The run cannot start (ConnectionFailed, an error of kind ``connection``)
-when the outstation is not connected, does not answer the class 0 read, or the connection is
-lost during the survey.
+when the outstation is not connected, does not answer the class 0 read (a response that began
+and did not end is an answer: what arrived is used), or the connection is lost during the
+survey.
 """
 
 from __future__ import annotations
@@ -55,7 +56,10 @@ def profile_keys(point_map: PointMap) -> list[Key]:
 
 
 def _answered(exchange: Exchange, master: Master, outstation: str, what: str) -> None:
-    if exchange.outcome == "complete":
+    """ConnectionFailed when nothing came back. A response that began and did not end (a
+    master that does not confirm, say, and an outstation waiting for it between fragments)
+    is an answer: what arrived is used."""
+    if exchange.outcome == "complete" or exchange.fragments > 0:
         return
     if exchange.outcome == "abandoned" or not master.session(outstation).connected:
         raise ConnectionFailed(f"the connection to {outstation} was lost during the {what}")
