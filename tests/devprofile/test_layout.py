@@ -200,6 +200,29 @@ def test_settings_records_and_what_the_layout_does_not_know() -> None:
     assert appendix.rows == [["Vendor Appendix", "free text"]]
 
 
+def test_text_beside_attributes_or_elements_is_not_lost() -> None:
+    text = document(
+        "<documentHeader><documentName lang='en'>Named</documentName><draft state='yes'/>"
+        "</documentHeader><referenceDevice><dataPointsList><analogInputPoints><dataPoints>"
+        "<analogInput><index>1</index><units kind='SI'>V</units>"
+        "<note>see <b>here</b> and more</note></analogInput><analogInput><index>2</index>"
+        "</analogInput></dataPoints></analogInputPoints></dataPointsList>"
+        "<files><file name='a'>first</file><file name='b'/></files>"
+        "<vendorPart><setting><currentValue><value>1</value></currentValue></setting>"
+        "<remark source='lab'>checked <by>Ann</by></remark></vendorPart></referenceDevice>"
+    )
+    layout = lay_out(read_document(text))
+    assert facts(layout) == {"Document Name": "Named (Lang: en)", "Draft": "State: yes"}
+    assert layout.title == "Named"
+    points = table(layout, "Data Points List", "Data Points List")
+    assert points.columns == ["Index", "Units", "Note"]
+    assert points.rows == [["1", "V (Kind: SI)", "see\nB: here\nand more"], ["2", "", ""]]
+    files = table(layout, "Files", "Files")
+    assert (files.columns, files.rows) == (["Name", "Value"], [["a", "first"], ["b", ""]])
+    vendor = table(layout, "Vendor Part", "Vendor Part")
+    assert vendor.rows[1] == ["Remark", "", "", "Source: lab\nchecked\nBy: Ann"]
+
+
 def test_a_document_with_nothing_but_its_root() -> None:
     layout = lay_out(read_document("<DNP3DeviceProfileDocument/>"))
     assert layout.title == "Device Profile"

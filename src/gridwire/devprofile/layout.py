@@ -120,9 +120,13 @@ def text_of(element: ET.Element) -> str:
     return " ".join((element.text or "").split())
 
 
+def _attributes(element: ET.Element) -> str:
+    return "".join(f" ({label(k)}: {v})" for k, v in element.attrib.items())
+
+
 def _leaf_line(leaf: ET.Element, parent: str) -> str:
     text = text_of(leaf)
-    attributes = "".join(f" ({label(k)}: {v})" for k, v in leaf.attrib.items())
+    attributes = _attributes(leaf)
     if not text:
         return choice(leaf.tag, parent) + attributes
     if leaf.tag in _PLAIN or is_event_class(leaf.tag):
@@ -131,23 +135,29 @@ def _leaf_line(leaf: ET.Element, parent: str) -> str:
 
 
 def lines_of(element: ET.Element, setting: str = "") -> list[str]:
-    """What an element states, a line per thing: its attributes, then each child (a choice
-    such as ``<always/>`` by its label, a value as ``Label: value``, a nested element as
-    its label and what it states, on one line). ``setting`` names the setting whose
-    capabilities or current value the element is, which says what a choice's code means."""
+    """What an element states, a line per thing: its attributes, its own text, then each
+    child (a choice such as ``<always/>`` by its label, a value as ``Label: value``, a
+    nested element as its label and what it states, on one line) and any text after it.
+    ``setting`` names the setting whose capabilities or current value the element is, which
+    says what a choice's code means."""
     lines = [f"{label(k)}: {v}" for k, v in element.attrib.items()]
+    if own := text_of(element):
+        lines.append(own)
     for child in element:
         if len(child) == 0:
             lines.append(_leaf_line(child, setting or element.tag))
         else:
             lines.append(f"{label(child.tag)}: " + "; ".join(lines_of(child)))
+        if tail := " ".join((child.tail or "").split()):
+            lines.append(tail)
     return lines
 
 
 def cell(element: ET.Element, setting: str = "") -> str:
-    """An element as one cell: a leaf's text (with its code's name), else its lines."""
-    if len(element) == 0 and not element.attrib:
-        return coded(element.tag, text_of(element))
+    """An element as one cell: a leaf's text (with its code's name, then its attributes),
+    else its lines."""
+    if len(element) == 0 and (text_of(element) or not element.attrib):
+        return coded(element.tag, text_of(element)) + _attributes(element)
     return "\n".join(lines_of(element, setting))
 
 
@@ -210,8 +220,7 @@ def _settings_table(title: str, rows: list[ET.Element | tuple[str, str]], budget
             continue
         parts: dict[str, list[str]] = {name: [] for name in SETTING_PARTS}
         stated: list[str] = [f"{label(k)}: {v}" for k, v in row.attrib.items()]
-        if len(row) == 0:
-            stated.append(coded(row.tag, text_of(row)))
+        stated.append(coded(row.tag, text_of(row)))  # its own text, if any
         for child in row:
             if child.tag in parts:
                 settings = True
@@ -236,6 +245,11 @@ def _settings_table(title: str, rows: list[ET.Element | tuple[str, str]], budget
     return Table(title, columns, [[c for c, k in zip(r, keep, strict=True) if k] for r in laid])
 
 
+def _states_itself(entry: ET.Element) -> bool:
+    """Whether an entry has a Value of its own: its text, or nothing else to show."""
+    return bool(text_of(entry)) or (len(entry) == 0 and not entry.attrib)
+
+
 def record_table(title: str, entries: list[ET.Element], budget: _Budget) -> Table:
     """A row per entry, a column per property (attribute or child) the entries carry; an
     Entry column first when the entries are of more than one kind."""
@@ -247,7 +261,7 @@ def record_table(title: str, entries: list[ET.Element], budget: _Budget) -> Tabl
             keys["@" + name] = None
         for child in entry:
             keys[child.tag] = None
-        if len(entry) == 0 and not entry.attrib:
+        if _states_itself(entry):
             keys["#"] = None
     mixed = len(kinds) > 1
     columns = (["Entry"] if mixed else []) + [
@@ -262,7 +276,7 @@ def record_table(title: str, entries: list[ET.Element], budget: _Budget) -> Tabl
             cells[position["@" + name]].append(value)
         for child in entry:
             cells[position[child.tag]].append(cell(child))
-        if len(entry) == 0 and not entry.attrib:
+        if _states_itself(entry):
             cells[position["#"]].append(coded(entry.tag, text_of(entry)))
         row = [_joined(c) for c in cells]
         rows.append([label(entry.tag), *row] if mixed else row)
@@ -301,9 +315,9 @@ def _tables(element: ET.Element, title: str, budget: _Budget) -> list[Table]:
 
 
 def _header(header: ET.Element, budget: _Budget) -> tuple[list[Fact], Section | None]:
-    leaves = [child for child in header if len(child) == 0 and text_of(child)]
+    leaves = [c for c in header if len(c) == 0 and (text_of(c) or c.attrib)]
     budget.take(_FACTS, len(leaves), 2)
-    facts = [Fact(label(child.tag), text_of(child)) for child in leaves]
+    facts = [Fact(label(child.tag), cell(child)) for child in leaves]
     kinds: dict[str, list[ET.Element]] = {}
     for child in header:
         if len(child) > 0:
