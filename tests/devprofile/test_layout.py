@@ -210,6 +210,7 @@ def test_text_beside_attributes_or_elements_is_not_lost() -> None:
         "<files><file name='a'>first</file><file name='b'/></files>"
         "<vendorPart><setting><currentValue><value>1</value></currentValue></setting>"
         "<remark source='lab'>checked <by>Ann</by></remark></vendorPart></referenceDevice>"
+        "<vendorNote>read me<part><size>3</size></part></vendorNote>"
     )
     layout = lay_out(read_document(text))
     assert facts(layout) == {"Document Name": "Named (Lang: en)", "Draft": "State: yes"}
@@ -221,6 +222,8 @@ def test_text_beside_attributes_or_elements_is_not_lost() -> None:
     assert (files.columns, files.rows) == (["Name", "Value"], [["a", "first"], ["b", ""]])
     vendor = table(layout, "Vendor Part", "Vendor Part")
     assert vendor.rows[1] == ["Remark", "", "", "Source: lab\nchecked\nBy: Ann"]
+    note = table(layout, "Vendor Note", "Vendor Note")
+    assert note.rows == [["Vendor Note", "read me"], ["Part", "Size: 3"]]
 
 
 def test_a_document_with_nothing_but_its_root() -> None:

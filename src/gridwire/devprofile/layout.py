@@ -292,8 +292,8 @@ def _tables(element: ET.Element, title: str, budget: _Budget) -> list[Table]:
     row_at = 0 if rows else None
     settings = is_setting(element) or any(is_setting(child) for child in element)
     groups = not settings and not _states_values(element)
-    if len(element) == 0 and text_of(element):
-        rows.append(element)
+    if own := text_of(element):  # a leaf's value, or text among elements (kept apart)
+        rows.append(element if len(element) == 0 else (element.tag, own))
         row_at = 0
     for child in element:
         if _is_record_list(child):
