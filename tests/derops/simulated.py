@@ -11,7 +11,7 @@ from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Address
 from gridwire.derops import Der, DerMaster
 from gridwire.master import OutstationSettings
-from gridwire.outstation import run_outstation
+from gridwire.outstation import OutstationConfig, run_outstation
 from gridwire.simulator import SimulatedDer
 
 NAME = "der"
@@ -46,12 +46,13 @@ async def simulated(
     device: SimulatedDer | None = None,
     profile: bool = True,
     point_map: PointMap | None = None,
+    config: OutstationConfig | None = None,
 ) -> AsyncIterator[Setup]:
-    """A simulated DER (the demo map unless ``device`` says otherwise) and a DerMaster whose
-    profile is ``point_map`` (the demo map unless given)."""
+    """A simulated DER (the demo map unless ``device`` says otherwise; served with ``config``)
+    and a DerMaster whose profile is ``point_map`` (the demo map unless given)."""
     device = device if device is not None else SimulatedDer()
     chosen = point_map if point_map is not None else demo_map()
-    async with run_outstation(device, "127.0.0.1", 0, tick_interval=0.5) as server:
+    async with run_outstation(device, "127.0.0.1", 0, config=config, tick_interval=0.5) as server:
         master = DerMaster(allow_control=allow_control, profiles=lambda name: chosen)
         try:
             settings = OutstationSettings(

@@ -35,28 +35,33 @@ def obj(point_type: str, index: int) -> DnpObject:
 
 
 class Outstation:
-    """Serves ``served`` points; refuses a whole read when a range holds none of them."""
+    """Serves ``served`` points; refuses a whole read when a range holds none of them, or
+    (``partial``, as opendnp3 does) answers the points it has with PARAMETER_ERROR when a
+    range holds an index it does not serve."""
 
-    def __init__(self, served: set[tuple[str, int]], outcome: str = "complete") -> None:
+    def __init__(
+        self, served: set[tuple[str, int]], outcome: str = "complete", *, partial: bool = False
+    ) -> None:
         self.served = served
         self.outcome = outcome
+        self.partial = partial
         self.reads: list[dict[str, list[int | str]]] = []
 
     async def read(self, outstation: str, points: dict[str, list[int | str]]) -> Exchange:
         self.reads.append(points)
         found: list[DnpObject] = []
+        missing = False
         for point_type, items in points.items():
             for item in items:
                 start, _, stop = str(item).partition("-")
-                hits = [
-                    obj(point_type, i)
-                    for i in range(int(start), int(stop or start) + 1)
-                    if (point_type, i) in self.served
-                ]
-                if not hits:
+                indexes = range(int(start), int(stop or start) + 1)
+                hits = [obj(point_type, i) for i in indexes if (point_type, i) in self.served]
+                missing = missing or len(hits) < len(indexes)
+                if not hits and not self.partial:
                     return exchange(["PARAMETER_ERROR"], [], self.outcome)
                 found.extend(hits)
-        return exchange([], found, self.outcome)
+        indications = ["PARAMETER_ERROR"] if missing and self.partial else []
+        return exchange(indications, found, self.outcome)
 
 
 def test_the_fewest_ranges_name_exactly_the_points() -> None:
@@ -121,3 +126,22 @@ async def test_a_read_of_very_many_ranges_is_split() -> None:
     result = await read_ranges(outstation, "o", points)
     assert [len(r["ai"]) for r in outstation.reads] == [256, 44]
     assert len(result.objects) == 300
+
+
+async def test_a_range_answered_in_part_keeps_what_came_back() -> None:
+    # opendnp3's way: AI 5 is not served; the range 3-5 comes back with AI 3 and AI 4 and
+    # PARAMETER_ERROR. What came back is kept; the range is not read again nor refused.
+    outstation = Outstation({("ai", 3), ("ai", 4)}, partial=True)
+    result = await read_ranges(outstation, "o", [("ai", 3), ("ai", 4), ("ai", 5)])
+    assert outstation.reads == [{"ai": ["3-5"]}] and not result.retried
+    assert result.refused == []
+    assert [(o.type, o.index) for o in result.objects] == [("ai", 3), ("ai", 4)]
+
+
+async def test_only_the_ranges_nothing_came_back_for_are_read_again() -> None:
+    # Answered in part: BI 9 and AI 3 came back, AI 7 did not; AI 7 alone is read again.
+    outstation = Outstation({("ai", 3), ("bi", 9)}, partial=True)
+    result = await read_ranges(outstation, "o", [("ai", 3), ("ai", 7), ("bi", 9)])
+    assert outstation.reads == [{"bi": ["9-9"], "ai": ["3-3", "7-7"]}, {"ai": ["7-7"]}]
+    assert result.retried and result.refused == [IndexRange("ai", 7, 7)]
+    assert [(o.type, o.index) for o in result.objects] == [("bi", 9), ("ai", 3)]

@@ -10,7 +10,9 @@ import dataclasses
 import pytest
 
 from gridwire.der.demo import demo_map
+from gridwire.derops import DerReading
 from gridwire.errors import ConnectionFailed, NotAllowed, RequestError
+from gridwire.outstation import OutstationConfig
 from gridwire.simulator import SimulatedDer
 from tests.derops.simulated import NAME, simulated, without
 
@@ -237,22 +239,42 @@ async def test_write_curve_refuses_a_fraction_before_sending() -> None:
         assert s.frames() == frames
 
 
+GAP_READ = ["AI537", "AI27", "AI28", "AI29", "BI23"]
+"""Names read over a DER that does not serve AI28: ranges BI23, AI27-29 and AI537."""
+
+
+def qualities(points: list[DerReading]) -> list[str]:
+    return [p.quality for p in points]
+
+
 async def test_a_read_refused_whole_is_read_again_range_by_range() -> None:
-    # The DER does not serve AI24, which the profile names: the read of three ranges is
-    # refused whole (PARAMETER_ERROR: a range with no point it has), then read range by range.
-    device = SimulatedDer(without(demo_map(), "AI24"))
+    # The DER does not serve AI28, which the profile names. The read of three ranges (BI23,
+    # AI27-29, AI537) is refused whole: PARAMETER_ERROR, since the range AI27-29 holds an
+    # index with no point, though AI27 and AI29 are served. Then it is read range by range:
+    # AI27-29 refused again, BI23 and AI537 answered.
+    device = SimulatedDer(without(demo_map(), "AI28"))
     async with simulated(device=device) as s:
-        result = await s.der.read(["AI537", "AI24", "BI23"])
+        result = await s.der.read(GAP_READ)
         assert functions(result.exchanges) == ["READ"] * 4
-        assert "PARAMETER_ERROR" in result.exchanges[0].indications
-        assert result.exchanges[0].object_count == 0
-        assert ["PARAMETER_ERROR" in e.indications for e in result.exchanges[1:]] == [
-            False,
-            True,
-            False,
-        ]
-        found = {p.address: p.quality for p in result.points}
-        assert found == {"AI537": "good", "AI24": "not_reported", "BI23": "good"}
+        first = result.exchanges[0]
+        assert "PARAMETER_ERROR" in first.indications and first.object_count == 0
+        # READ (01): g1v0 0x00 23-23, g30v0 0x00 27-29, g30v0 0x01 537-537 (0x0219).
+        assert first.request[2:] == "0101000017171e00001b1d1e000119021902"
+        refusals = ["PARAMETER_ERROR" in e.indications for e in result.exchanges[1:]]
+        assert refusals == [False, True, False]  # BI23, AI27-29, AI537
+        assert [p.address for p in result.points] == GAP_READ
+        assert qualities(result.points) == ["good"] + ["not_reported"] * 3 + ["good"]
+
+
+async def test_a_read_answered_in_part_keeps_the_points_that_came() -> None:
+    # Served with range_gaps "answer" (opendnp3's way), the DER answers the same read in one
+    # response: the points it has, and PARAMETER_ERROR. Nothing is read again.
+    device = SimulatedDer(without(demo_map(), "AI28"))
+    async with simulated(device=device, config=OutstationConfig(range_gaps="answer")) as s:
+        result = await s.der.read(GAP_READ)
+        [exchange] = result.exchanges
+        assert "PARAMETER_ERROR" in exchange.indications and exchange.object_count == 4
+        assert qualities(result.points) == ["good", "good", "not_reported", "good", "good"]
 
 
 async def test_without_control_parameters_are_checked_first_and_nothing_is_sent() -> None:

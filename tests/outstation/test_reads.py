@@ -63,6 +63,42 @@ def test_refusals_are_out_loud_and_whole(wire: Wire) -> None:
     assert hexes(wire.send("CA 01 3C 02 06")) == ["CA 81 90 00"]
 
 
+def _with_a_gap() -> Database:
+    """small_database with ai 2 = 300 beside ai 0: no ai 1."""
+    db = small_database()
+    db.add("ai", 2, 300)
+    return db
+
+
+def test_a_range_holding_an_index_with_no_point_is_refused_whole() -> None:
+    # READ g30v1 0..2 (qualifier 0x00): ai 0 and ai 2 exist, ai 1 does not. The read is
+    # refused whole, PARAMETER_ERROR (IIN2.2, 0x04), with no objects (range_gaps "refuse").
+    wire = make_wire(_with_a_gap())
+    assert hexes(wire.send("C4 01 1E 01 00 00 02")) == ["C4 81 90 04"]
+    # By index (qualifier 0x17, count 2, indexes 0 and 1): the same.
+    assert hexes(wire.send("C5 01 1E 01 17 02 00 01")) == ["C5 81 90 04"]
+    # The range of the points there are is answered.
+    assert hexes(wire.send("C6 01 1E 01 00 02 02")) == ["C6 81 90 00 1E 01 00 02 02 01 2C 01 00 00"]
+
+
+def test_range_gaps_answer_returns_the_points_there_are_with_parameter_error() -> None:
+    # range_gaps "answer" (opendnp3's way): the points there are, and PARAMETER_ERROR.
+    wire = make_wire(_with_a_gap(), range_gaps="answer")
+    assert hexes(wire.send("C4 01 1E 01 00 00 02")) == [
+        "C4 81 90 04"
+        # g30v1 0..0: flags 0x01, -2; g30v1 2..2: flags 0x01, 300 (0x012C) as i32
+        " 1E 01 00 00 00 01 FE FF FF FF 1E 01 00 02 02 01 2C 01 00 00"
+    ]
+    # By index: ai 0 alone, index-prefixed (0x17, count 1, index 0).
+    assert hexes(wire.send("C5 01 1E 01 17 02 00 01")) == [
+        "C5 81 90 04 1E 01 17 01 00 01 FE FF FF FF"
+    ]
+    # A range with no point at all adds nothing; the other header is answered.
+    assert hexes(wire.send("C6 01 01 02 00 00 01 1E 01 00 05 09")) == [
+        "C6 81 90 04 01 02 00 00 01 81 01"
+    ]
+
+
 def test_read_of_the_time(wire: Wire) -> None:
     # READ g50v1 count 1 (qualifier 0x07): the device's time at now=1.0 is EPOCH + 1000 ms.
     answer = wire.ask("C0 01 32 01 07 01", now=1.0)

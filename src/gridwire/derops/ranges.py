@@ -13,15 +13,19 @@ way, through :func:`read_ranges`:
    outgrows the 2048-octet fragment most outstations take (a range header is at most 7
    octets).
 3. An outstation refuses a whole read when one header names something it does not serve:
-   IIN2 PARAMETER_ERROR (a range with no point it has) or OBJECT_UNKNOWN (a group or
-   variation it does not know), with no objects. When a refused read held several ranges,
-   each of its ranges is read again alone, so one point the outstation lacks costs that
-   range only. A range refused alone is listed in ``refused``; its points are simply not
-   reported. A read that times out or ends otherwise is not retried here (the master's
+   IIN2 PARAMETER_ERROR (a range holding an index it has no point at) or OBJECT_UNKNOWN (a
+   group or variation it does not know), with no objects. When a refused read held several
+   ranges, each of its ranges is read again alone, so one point the outstation lacks costs
+   that range only. A range refused alone is listed in ``refused``; its points are simply
+   not reported. A read that times out or ends otherwise is not retried here (the master's
    ``read_retries`` covers a read that timed out with nothing received).
+4. Some outstations (opendnp3 among them) answer such a read in part instead: the points
+   they have, with PARAMETER_ERROR. Those objects are kept; only the ranges of which nothing
+   came back are read again alone (none when every range returned something), and a range
+   that returned something is not listed in ``refused``.
 
 Every request made is listed in ``exchanges``, in the order sent, the refused one included;
-``objects`` holds the objects of every read that was not refused, in the order received.
+``objects`` holds every object received, in the order received.
 
     reading = await read_ranges(master, "der", [("ai", 328), ("ai", 329), ("bi", 107)])
     reading.ranges    # [IndexRange("bi", 107, 107), IndexRange("ai", 328, 329)]
@@ -30,6 +34,7 @@ Every request made is listed in ``exchanges``, in the order sent, the refused on
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final, Protocol
@@ -142,17 +147,36 @@ async def _read(
 ) -> None:
     exchange = await reader.read(outstation, request_of(ranges))
     result.exchanges.append(exchange)
+    result.objects.extend(exchange.objects)
     if not refused(exchange):
-        result.objects.extend(exchange.objects)
         return
+    silent = _unanswered(ranges, exchange.objects)
     if len(ranges) == 1:
-        result.refused.extend(ranges)
+        result.refused.extend(silent)
         return
-    result.retried = True
-    for item in ranges:
+    result.retried = bool(silent)
+    for item in silent:
         alone = await reader.read(outstation, request_of([item]))
         result.exchanges.append(alone)
-        if refused(alone):
+        result.objects.extend(alone.objects)
+        if refused(alone) and not alone.objects:
             result.refused.append(item)
-        else:
-            result.objects.extend(alone.objects)
+
+
+def _unanswered(ranges: list[IndexRange], objects: list[DnpObject]) -> list[IndexRange]:
+    """The ranges none of ``objects`` lies in (all of them when there are no objects)."""
+    if not objects:
+        return list(ranges)
+    indexes: dict[str, list[int]] = {}
+    for obj in objects:
+        if obj.type is not None and obj.index is not None:
+            indexes.setdefault(obj.type, []).append(obj.index)
+    for found in indexes.values():
+        found.sort()
+    silent = []
+    for item in ranges:
+        found = indexes.get(item.type, [])
+        at = bisect_left(found, item.start)
+        if at == len(found) or found[at] > item.stop:
+            silent.append(item)
+    return silent

@@ -13,14 +13,27 @@ Read headers this outstation answers (IEEE 1815-2012 subset level 2, and more):
 
 A read with any header it cannot answer is refused whole, with no objects: OBJECT_UNKNOWN
 for a group or variation it does not serve, PARAMETER_ERROR for a qualifier the header
-cannot take or a range or index that names no point it has. A range that holds some points
-returns those.
+cannot take.
+
+A range or a list of indexes that names an index with no point (``range_gaps``, a setting
+of the outstation):
+
+- ``refuse`` (the default): the read is refused whole with PARAMETER_ERROR and no objects,
+  even when the range holds other points;
+- ``answer``: the points there are are returned, the response carrying PARAMETER_ERROR (what
+  opendnp3 does); a range with no point at all adds nothing.
+
+PARAMETER_ERROR rather than OBJECT_UNKNOWN: IEEE 1815-2012 keeps IIN2.1 (OBJECT_UNKNOWN) for
+an object group or variation the outstation does not support, and IIN2.2 (PARAMETER_ERROR)
+for a request whose qualifier, range or data fields are in error; a point index the
+outstation does not have is an error of the range field, the group being one it supports.
 """
 
 from __future__ import annotations
 
 from gridwire.dnp3.app.headers import ObjectHeader
 from gridwire.dnp3.app.iin import IIN
+from gridwire.outstation.config import RangeGaps
 from gridwire.outstation.database import Database
 from gridwire.outstation.points import (
     BY_EVENT_GROUP,
@@ -39,26 +52,64 @@ _RANGES = frozenset({0x00, 0x01, 0x02})
 _INDEXED = frozenset({0x17, 0x28, 0x39})
 
 
-def plan_read(database: Database, headers: list[ObjectHeader]) -> list[Part]:
-    """The parts answering these read headers; :class:`Refused` for one it cannot answer."""
+def plan_read(
+    database: Database, headers: list[ObjectHeader], gaps: RangeGaps = "refuse"
+) -> tuple[list[Part], IIN]:
+    """The parts answering these read headers, and the indication the response carries
+    (PARAMETER_ERROR for an index with no point when ``gaps`` is ``answer``); :class:`Refused`
+    for a header it cannot answer."""
     parts: list[Part] = []
+    iin = IIN(0)
     for header in headers:
-        parts.extend(_plan(database, header))
-    return _merge_classes(parts)
+        planned, missing = _plan(database, header, gaps)
+        parts.extend(planned)
+        if missing:
+            iin |= IIN.PARAMETER_ERROR
+    return _merge_classes(parts), iin
 
 
-def _plan(database: Database, header: ObjectHeader) -> list[Part]:
+def _plan(database: Database, header: ObjectHeader, gaps: RangeGaps) -> tuple[list[Part], bool]:
+    """The parts of one header, and whether it named an index with no point."""
     group, variation, qualifier = header.group, header.variation, header.qualifier
-    if group == 60:
-        return _class(database, header)
     if group in BY_STATIC_GROUP:
         spec = BY_STATIC_GROUP[group]
         if variation and variation not in spec.static_variations:
             raise Refused(IIN.OBJECT_UNKNOWN, f"g{group}v{variation} is not served")
-        points = select_points(database, spec.type, header)
+        points, missing = _named(database, spec.type, header)
+        if missing and gaps == "refuse":
+            raise Refused(IIN.PARAMETER_ERROR, f"{missing} names an index with no point")
         if not points:
-            return []
-        return [StaticPart(spec.type, points, variation or None, prefixed=qualifier in _INDEXED)]
+            return [], bool(missing)
+        part = StaticPart(spec.type, points, variation or None, prefixed=qualifier in _INDEXED)
+        return [part], bool(missing)
+    return _other(database, header), False
+
+
+def _named(database: Database, type: PointType, header: ObjectHeader) -> tuple[list[Point], str]:
+    """The points of ``type`` a static read header names, and (when it names an index with
+    no point) the range or index as a refusal says it; Refused for a qualifier that names no
+    points."""
+    qualifier, start, stop = header.qualifier, header.start, header.stop
+    if qualifier == _ALL:
+        return list(database.points(type)), ""
+    if qualifier in _RANGES and start is not None and stop is not None:
+        points = list(database.points(type, start, stop))
+        whole = stop >= start and len(points) == stop - start + 1
+        return points, "" if whole else f"{type} {start}..{stop}"
+    if qualifier in _INDEXED and header.indices:
+        found = [database.point(type, index) for index in header.indices]
+        gone = [i for i, p in zip(header.indices, found, strict=True) if p is None]
+        return [p for p in found if p is not None], f"{type} {gone[0]}" if gone else ""
+    raise Refused(
+        IIN.PARAMETER_ERROR, f"g{header.group} cannot be read with qualifier 0x{qualifier:02X}"
+    )
+
+
+def _other(database: Database, header: ObjectHeader) -> list[Part]:
+    """The parts of a header that names no static points: a class, events, the time."""
+    group, variation, qualifier = header.group, header.variation, header.qualifier
+    if group == 60:
+        return _class(database, header)
     if group in BY_EVENT_GROUP:
         spec = BY_EVENT_GROUP[group]
         if variation and variation not in spec.event_variations:
@@ -95,30 +146,13 @@ def _limit(header: ObjectHeader) -> int | None:
 
 
 def select_points(database: Database, type: PointType, header: ObjectHeader) -> list[Point]:
-    """The points of ``type`` a header names (all, a range, or indexes); Refused when a range
-    or an index names no point, or the qualifier names no points."""
-    qualifier = header.qualifier
-    if qualifier == _ALL:
-        return list(database.points(type))
-    if qualifier in _RANGES and header.start is not None and header.stop is not None:
-        points = list(database.points(type, header.start, header.stop))
-        if not points:
-            raise Refused(
-                IIN.PARAMETER_ERROR,
-                f"no {type} point in {header.start}..{header.stop}",
-            )
-        return points
-    if qualifier in _INDEXED and header.indices:
-        found = []
-        for index in header.indices:
-            point = database.point(type, index)
-            if point is None:
-                raise Refused(IIN.PARAMETER_ERROR, f"no {type} point {index}")
-            found.append(point)
-        return found
-    raise Refused(
-        IIN.PARAMETER_ERROR, f"g{header.group} cannot be read with qualifier 0x{qualifier:02X}"
-    )
+    """The points of ``type`` a header names (all, a range, or indexes), for a freeze or a
+    class assignment: a range takes the points it holds; Refused when a range holds none, an
+    index names no point, or the qualifier names no points."""
+    points, missing = _named(database, type, header)
+    if missing and (not points or header.qualifier in _INDEXED):
+        raise Refused(IIN.PARAMETER_ERROR, f"{missing} names an index with no point")
+    return points
 
 
 def _merge_classes(parts: list[Part]) -> list[Part]:
