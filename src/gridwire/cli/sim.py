@@ -16,6 +16,7 @@ from gridwire.errors import ConfigError
 from gridwire.outstation.database_file import database_from_json, default_database, load_database
 from gridwire.outstation.device import Device
 from gridwire.outstation.generic import GenericDevice
+from gridwire.outstation.misbehaviour import MISBEHAVIOURS
 from gridwire.outstation.server import OutstationServer
 from gridwire.outstation.tls import TlsSettings
 from gridwire.simulator.config import SimSettings, load_settings, parse_bind
@@ -63,6 +64,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="FILE",
         help="with --der: write the DER's Device Profile document (XML) to FILE at start",
     )
+    parser.add_argument(
+        "--misbehave",
+        action="append",
+        choices=sorted(MISBEHAVIOURS),
+        metavar="NAME",
+        help=(
+            "break a rule on purpose, to see a check fail (repeatable): "
+            + "; ".join(f"{name}: {what}" for name, what in MISBEHAVIOURS.items())
+        ),
+    )
     parser.add_argument("--verbose", "-v", action="store_true", help="log connections")
     parser.set_defaults(func=run)
 
@@ -87,6 +98,8 @@ def settings_of(args: argparse.Namespace) -> SimSettings:
         config.unsolicited = True
     if args.accept is not None:
         settings.accept = args.accept
+    if args.misbehave:
+        config.misbehave = config.misbehave | frozenset(args.misbehave)
     tls_files = (args.tls_ca, args.tls_certificate, args.tls_key)
     if any(f is not None for f in tls_files):
         if not all(f is not None for f in tls_files):

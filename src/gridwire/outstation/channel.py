@@ -9,7 +9,8 @@ this outstation or a broadcast address (0xFFFD-0xFFFF); a primary link service
 (REQUEST_LINK_STATUS, RESET_LINK_STATES, TEST_LINK_STATES, CONFIRMED_USER_DATA) sent to this
 outstation is answered by :func:`gridwire.dnp3.link.reply_to`; nothing sent to a broadcast
 address is answered at the link layer. Frames that are not taken are counted in
-:attr:`Channel.ignored`, with the reason of the latest.
+:attr:`Channel.ignored`, with the reason of the latest. ``accept_bad_crc`` breaks the CRC rule
+on purpose (:mod:`gridwire.outstation.misbehaviour`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from gridwire.dnp3.link import (
     user_data,
 )
 from gridwire.dnp3.transport import Discarded, Reassembler, segment
+from gridwire.outstation.misbehaviour import mend_crcs
 
 BROADCAST_ADDRESSES: Final = frozenset({0xFFFD, 0xFFFE, 0xFFFF})
 _USER_DATA: Final = frozenset(
@@ -45,13 +47,21 @@ class Received:
 class Channel:
     """Link and transport state of one connection to the master."""
 
-    def __init__(self, outstation_address: int, master_address: int, max_fragment: int) -> None:
+    def __init__(
+        self,
+        outstation_address: int,
+        master_address: int,
+        max_fragment: int,
+        *,
+        accept_bad_crc: bool = False,
+    ) -> None:
         self.outstation_address = outstation_address
         self.master_address = master_address
         self._reader = LinkReader()
         self._reassembler = Reassembler(max_fragment)
         self._broadcast: int | None = None
         self._send_seq = 0
+        self._accept_bad_crc = accept_bad_crc
         self.ignored = 0
         self.last_ignored: str | None = None
 
@@ -66,6 +76,8 @@ class Channel:
         """The fragments these octets complete and the link frames to send back at once."""
         fragments: list[Received] = []
         replies: list[bytes] = []
+        if self._accept_bad_crc:
+            data = mend_crcs(data)
         for item in self._reader.feed(data):
             if isinstance(item, Dropped):
                 self._ignore(f"dropped octets: {item.reason}")

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from gridwire.errors import ConfigError
-
-RangeGaps = Literal["refuse", "answer"]
-RANGE_GAPS: tuple[RangeGaps, ...] = ("refuse", "answer")
+from gridwire.outstation.misbehaviour import misbehaviours
 
 
 @dataclass(slots=True)
@@ -24,9 +21,7 @@ class OutstationConfig:
     fragment (and what is accepted from the master); ``max_controls`` the controls one request
     may carry (more are all answered TOO_MANY_OBJS). ``need_time_after`` is how long a time
     written by a master is trusted before NEED_TIME is raised again (None: for ever).
-    ``range_gaps`` says how a read naming an index with no point is answered: ``refuse`` it
-    whole with PARAMETER_ERROR, or ``answer`` the points there are with PARAMETER_ERROR (as
-    opendnp3 does); see :mod:`gridwire.outstation.reads`.
+    ``misbehave`` names rules broken on purpose (:mod:`gridwire.outstation.misbehaviour`).
     """
 
     outstation_address: int = 1024
@@ -41,7 +36,7 @@ class OutstationConfig:
     cold_restart_delay_s: int = 2
     warm_restart_delay_ms: int = 500
     need_time_after: float | None = 1800.0
-    range_gaps: RangeGaps = "refuse"
+    misbehave: frozenset[str] = frozenset()
 
     def validate(self) -> OutstationConfig:
         for name, address in (
@@ -65,6 +60,5 @@ class OutstationConfig:
             raise ConfigError("unsolicited_classes holds classes 1, 2 and 3 only")
         if self.max_controls < 1:
             raise ConfigError("max_controls must be at least 1")
-        if self.range_gaps not in RANGE_GAPS:
-            raise ConfigError(f"range_gaps {self.range_gaps!r} is not refuse or answer")
+        self.misbehave = misbehaviours(self.misbehave)
         return self

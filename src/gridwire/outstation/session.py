@@ -50,6 +50,7 @@ from gridwire.outstation.functions import (
     plan_write,
     unsolicited_classes,
 )
+from gridwire.outstation.misbehaviour import ACCEPT_BAD_CRC, FORGET_UNCONFIRMED_EVENTS
 from gridwire.outstation.reads import plan_read
 from gridwire.outstation.refusal import Refused
 from gridwire.outstation.responses import EventPart, FragmentWriter, Part
@@ -91,7 +92,10 @@ class OutstationSession:
         self.database = device.database
         self.database.clock.resync_after = self.config.need_time_after
         self.channel = Channel(
-            self.config.outstation_address, self.config.master_address, self.config.max_fragment
+            self.config.outstation_address,
+            self.config.master_address,
+            self.config.max_fragment,
+            accept_bad_crc=ACCEPT_BAD_CRC in self.config.misbehave,
         )
         self.select = SelectRules(self.config.select_timeout)
         self.restarted = True  # DEVICE_RESTART (IIN1.7) until a master clears it
@@ -230,8 +234,7 @@ class OutstationSession:
             if request.undecoded:
                 bad = request.undecoded[0]
                 raise Refused(IIN.PARAMETER_ERROR, bad.reason)
-            parts, iin = plan_read(self.database, request.headers, self.config.range_gaps)
-            return _Reply(iin, parts=parts)
+            return _Reply(parts=plan_read(self.database, request.headers))
         if function in _CONTROLS:
             return self._controls(request, _CONTROLS[function], seq, now)
         if function is F.WRITE:
@@ -393,9 +396,13 @@ class OutstationSession:
         return self._maybe_unsolicited(now)
 
     def _abandon(self) -> None:
-        """The rest of a solicited response will not be sent; its events wait again."""
+        """The rest of a solicited response will not be sent; its events wait again (or are
+        forgotten, misbehaving on purpose with ``forget_unconfirmed_events``)."""
         if self._solicited is not None:
-            self.database.events.release(self._solicited.token)
+            if FORGET_UNCONFIRMED_EVENTS in self.config.misbehave:
+                self.database.events.retire(self._solicited.token)
+            else:
+                self.database.events.release(self._solicited.token)
             self._solicited = None
         self._writer = None
 

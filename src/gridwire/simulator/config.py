@@ -7,10 +7,11 @@ Keys of the file (all optional; documented in docs/outstation.md)::
      "unsolicited": false, "unsolicited_classes": [], "accept": "replace",
      "tls": {"ca": "FILE", "certificate": "FILE", "key": "FILE", "allow": ["NAME or SHA-256"]},
      "select_timeout": 10, "confirm_timeout": 5, "unsolicited_retry": 5, "tick": 1.0,
-     "variations": {"ai": {"static": 5, "event": 7}}}
+     "variations": {"ai": {"static": 5, "event": 7}}, "misbehave": []}
 
 ``variations`` sets the DER's variations per point type (the generic database takes them in
-its own file).
+its own file). ``misbehave`` names rules the outstation breaks on purpose
+(:mod:`gridwire.outstation.misbehaviour`: ``accept_bad_crc``, ``forget_unconfirmed_events``).
 
 Relative file names in the file are taken relative to the file's folder.
 """
@@ -26,6 +27,7 @@ from gridwire.errors import ConfigError
 from gridwire.outstation.config import OutstationConfig
 from gridwire.outstation.database_file import Variations, parse_variations
 from gridwire.outstation.json_values import flag, mapping, number, only, read_json, text, whole
+from gridwire.outstation.misbehaviour import misbehaviours
 from gridwire.outstation.tls import TlsSettings
 
 DEFAULT_HOST = "127.0.0.1"
@@ -47,6 +49,7 @@ _KEYS = frozenset(
         "unsolicited_retry",
         "tick",
         "variations",
+        "misbehave",
     }
 )
 
@@ -131,6 +134,11 @@ def settings_from_json(document: Mapping[str, Any], base: Path) -> SimSettings:
         settings.tick = float(number(document["tick"], "tick"))
     if "variations" in document:
         settings.variations = parse_variations(document["variations"])
+    if "misbehave" in document:
+        names = document["misbehave"]
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ConfigError("misbehave: a list of names")
+        config.misbehave = misbehaviours(names)
     if "tls" in document:
         settings.tls = _tls(document["tls"], base)
     return settings
