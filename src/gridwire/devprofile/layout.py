@@ -156,8 +156,12 @@ def lines_of(element: ET.Element, setting: str = "") -> list[str]:
 def cell(element: ET.Element, setting: str = "") -> str:
     """An element as one cell: a leaf's text (with its code's name, then its attributes),
     else its lines."""
-    if len(element) == 0 and (text_of(element) or not element.attrib):
-        return coded(element.tag, text_of(element)) + _attributes(element)
+    if len(element) == 0:
+        text = text_of(element)
+        if not element.attrib:
+            return coded(element.tag, text)
+        if text:
+            return coded(element.tag, text) + _attributes(element)
     return "\n".join(lines_of(element, setting))
 
 
@@ -255,13 +259,14 @@ def record_table(title: str, entries: list[ET.Element], budget: _Budget) -> Tabl
     Entry column first when the entries are of more than one kind."""
     keys: dict[str, None] = {}
     kinds: dict[str, None] = {}
-    for entry in entries:
+    itself = [_states_itself(entry) for entry in entries]
+    for entry, own in zip(entries, itself, strict=True):
         kinds[entry.tag] = None
         for name in entry.attrib:
             keys["@" + name] = None
         for child in entry:
             keys[child.tag] = None
-        if _states_itself(entry):
+        if own:
             keys["#"] = None
     mixed = len(kinds) > 1
     columns = (["Entry"] if mixed else []) + [
@@ -270,13 +275,13 @@ def record_table(title: str, entries: list[ET.Element], budget: _Budget) -> Tabl
     budget.take(title, len(entries), len(columns))
     position = {key: i for i, key in enumerate(keys)}
     rows: list[list[str]] = []
-    for entry in entries:
+    for entry, own in zip(entries, itself, strict=True):
         cells: list[list[str]] = [[] for _ in keys]
         for name, value in entry.attrib.items():
             cells[position["@" + name]].append(value)
         for child in entry:
             cells[position[child.tag]].append(cell(child))
-        if _states_itself(entry):
+        if own:
             cells[position["#"]].append(coded(entry.tag, text_of(entry)))
         row = [_joined(c) for c in cells]
         rows.append([label(entry.tag), *row] if mixed else row)
