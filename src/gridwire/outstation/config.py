@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from gridwire.errors import ConfigError
 from gridwire.outstation.misbehaviour import misbehaviours
+
+RangeGaps = Literal["refuse", "answer"]
+RANGE_GAPS: tuple[RangeGaps, ...] = ("refuse", "answer")
 
 
 @dataclass(slots=True)
@@ -21,7 +25,10 @@ class OutstationConfig:
     fragment (and what is accepted from the master); ``max_controls`` the controls one request
     may carry (more are all answered TOO_MANY_OBJS). ``need_time_after`` is how long a time
     written by a master is trusted before NEED_TIME is raised again (None: for ever).
-    ``misbehave`` names rules broken on purpose (:mod:`gridwire.outstation.misbehaviour`).
+    ``range_gaps`` says how a read naming an index with no point is answered: ``refuse`` it
+    whole with PARAMETER_ERROR, or ``answer`` the points there are with PARAMETER_ERROR (as
+    opendnp3 does); see :mod:`gridwire.outstation.reads`. ``misbehave`` names rules broken on
+    purpose (:mod:`gridwire.outstation.misbehaviour`).
     """
 
     outstation_address: int = 1024
@@ -37,6 +44,7 @@ class OutstationConfig:
     warm_restart_delay_ms: int = 500
     need_time_after: float | None = 1800.0
     misbehave: frozenset[str] = frozenset()
+    range_gaps: RangeGaps = "refuse"
 
     def validate(self) -> OutstationConfig:
         for name, address in (
@@ -61,4 +69,6 @@ class OutstationConfig:
         if self.max_controls < 1:
             raise ConfigError("max_controls must be at least 1")
         self.misbehave = misbehaviours(self.misbehave)
+        if self.range_gaps not in RANGE_GAPS:
+            raise ConfigError(f"range_gaps {self.range_gaps!r} is not refuse or answer")
         return self

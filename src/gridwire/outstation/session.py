@@ -234,7 +234,8 @@ class OutstationSession:
             if request.undecoded:
                 bad = request.undecoded[0]
                 raise Refused(IIN.PARAMETER_ERROR, bad.reason)
-            return _Reply(parts=plan_read(self.database, request.headers))
+            parts, iin = plan_read(self.database, request.headers, self.config.range_gaps)
+            return _Reply(iin, parts=parts)
         if function in _CONTROLS:
             return self._controls(request, _CONTROLS[function], seq, now)
         if function is F.WRITE:
