@@ -13,8 +13,11 @@ which never ends while the client reads nothing. Its protocol is therefore subcl
   ``header_timeout`` after it opened (or after its last answer) is closed, however slowly
   it drips octets; one whose client has taken none of the octets waiting to be sent for
   ``send_timeout`` is aborted, whether it is answering or closing;
-- the ASGI scope extension ``gridwire.abort``: a callable the application calls to cut its
-  connection at once (the event stream, at its idleness limit).
+- the ASGI scope extensions ``gridwire.abort``, a callable the application calls to cut its
+  connection at once (the event stream, at its idleness limit), and ``gridwire.on_lost``,
+  which takes a callable to call if the connection is lost before the answer is complete
+  (and returns one that takes it back): the application cancels the work of a client that
+  left without a task of its own watching for it.
 
 uvicorn's ``limit_concurrency`` is left off: it counts connections only once a request has
 arrived (so connections that send nothing are never refused) and answers in plain text.
@@ -48,6 +51,9 @@ log = logging.getLogger("gridwire.http")
 
 ABORT = "gridwire.abort"
 """The ASGI scope extension holding a callable that cuts the connection at once."""
+ON_LOST = "gridwire.on_lost"
+"""The ASGI scope extension holding ``on_lost(callback) -> forget``: ``callback()`` is called
+if the connection is lost while it is held (``forget()`` lets it go)."""
 
 Refusal = Callable[[str], bytes]
 
@@ -100,6 +106,7 @@ class _GuardedH11(H11Protocol):
     watch: ClassVar[_Watch]
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self.lost_callback: Callable[[], None] | None = None
         super().connection_made(transport)
         self.waiting_since = self.loop.time()
         self.stalled: tuple[float, int] | None = None
@@ -130,7 +137,10 @@ class _GuardedH11(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.watch.discard(self)
+        callback, self.lost_callback = self.lost_callback, None
         super().connection_lost(exc)
+        if callback is not None:
+            callback()
 
     def data_received(self, data: bytes) -> None:
         if self.transport.is_closing():
@@ -140,8 +150,9 @@ class _GuardedH11(H11Protocol):
     def handle_events(self) -> None:
         super().handle_events()
         if self.scope is not None:
-            scope = cast(dict[str, Any], self.scope)
-            scope.setdefault("extensions", {})[ABORT] = self._abort_now
+            extensions = cast(dict[str, Any], self.scope).setdefault("extensions", {})
+            extensions[ABORT] = self._abort_now
+            extensions[ON_LOST] = self._on_lost
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -149,6 +160,15 @@ class _GuardedH11(H11Protocol):
 
     def _abort_now(self) -> None:
         cut(self.transport)
+
+    def _on_lost(self, callback: Callable[[], None]) -> Callable[[], None]:
+        self.lost_callback = callback
+
+        def forget() -> None:
+            if self.lost_callback is callback:
+                self.lost_callback = None
+
+        return forget
 
     def look(self, now: float) -> None:
         """Close a connection overdue with its headers, abort one whose client takes

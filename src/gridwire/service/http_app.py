@@ -21,7 +21,6 @@ to an outstation stays sent).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import logging
 from collections.abc import Awaitable, Callable
@@ -38,7 +37,7 @@ from gridwire.caller import on_behalf, peer_name
 from gridwire.connection_limits import Limits
 from gridwire.console import console_routes
 from gridwire.errors import RequestError
-from gridwire.http_serving import ABORT
+from gridwire.http_serving import ABORT, ON_LOST
 from gridwire.service.core import MESSAGE_LIMIT, Service
 from gridwire.service.dispatch import Answer, error_answer, error_body
 from gridwire.service.events import accepted, pump, sse_frame
@@ -140,25 +139,32 @@ def _api_endpoint(
 
 
 async def _carry_out(request: Request, work: Awaitable[Answer]) -> Response:
-    """The answer to ``work``; the work is cancelled if the client leaves first."""
-    running = asyncio.ensure_future(work)
-    gone = asyncio.ensure_future(_disconnected(request.receive))
+    """The answer to ``work``, awaited in this task; it is cancelled if the server says the
+    client left first (:data:`gridwire.http_serving.ON_LOST`: no task watches for it)."""
+    task = asyncio.current_task()
+    on_lost = request.scope.get("extensions", {}).get(ON_LOST)
+    left = False
+
+    def lost() -> None:
+        nonlocal left
+        left = True
+        if task is not None:
+            task.cancel()
+
+    forget = on_lost(lost) if on_lost is not None else None
     try:
-        await asyncio.wait({running, gone}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        gone.cancel()
-        if not running.done():
-            running.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await running
-            log.info("%s: the client left; its operation was cancelled", request.url.path)
-    if running.cancelled():
+        answer = await work
+    except asyncio.CancelledError:
+        if not left or task is None or task.uncancel() > 0:
+            raise
+        log.info("%s: the client left; its operation was cancelled", request.url.path)
         return Response(status_code=400)  # nobody is there to read it
-    try:
-        answer = running.result()
     except Exception as exc:  # the dispatcher answers everything: this is a bug
         log.exception("%s: no answer could be made", request.url.path)
         answer = error_answer(RequestError(f"no answer could be made: {exc}"))
+    finally:
+        if forget is not None:
+            forget()
     return _answer(answer)
 
 
