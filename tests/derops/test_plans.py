@@ -8,6 +8,7 @@ import pytest
 
 from gridwire.der.demo import demo_map
 from gridwire.der.points import Kind, Point
+from gridwire.derops.functions import setting_info
 from gridwire.derops.values import analog_plan, whole
 from gridwire.derops.write import plan_write
 from gridwire.derops.write_curve import plan_curve
@@ -54,6 +55,29 @@ def test_beyond_the_variations_range() -> None:
     with pytest.raises(RequestError, match="does not fit g41v3"):
         analog_plan(unbounded, 1e39, 3)
     assert analog_plan(unbounded, 1e39, 4).control.value == 1e39
+
+
+def test_a_value_too_large_to_scale_is_refused_clearly() -> None:
+    # 1.7e308 / 0.1 overflows to infinity: a request error naming the point, not an
+    # OverflowError (it used to be "der.write failed: OverflowError").
+    with pytest.raises(RequestError, match=r"^AO0 \(Reference voltage\): 1.7e\+308 V is outside"):
+        plan_write(MAP, {"AO0": 1.7e308})
+    unbounded = Point(Kind.AO, 1, "Open setting", multiplier=0.1)
+    with pytest.raises(RequestError, match=r"1.7e\+308 does not fit g41v1 \(32-bit\)"):
+        analog_plan(unbounded, 1.7e308, None)
+    assert analog_plan(unbounded, 1.7e308, 4).control.value == 1.7e308  # a double carries it
+
+
+def test_ranges_are_given_rounded_and_points_by_their_label() -> None:
+    # AO1's raw range is the 32-bit one at 0.1 V: 214748364.7 V, not 214748364.70000002 V.
+    with pytest.raises(RequestError, match=r"range -214748364.8 V to 214748364.7 V; nothing"):
+        plan_write(MAP, {"AO1": -3e8})
+    offset = setting_info(MAP, MAP.get(Kind.AO, 1))  # as der.functions lists it
+    assert (offset.minimum, offset.maximum) == (-214748364.8, 214748364.7)
+    # AO245's name lists its codes; the refusal names it by its label alone.
+    with pytest.raises(RequestError) as caught:
+        plan_curve(MAP, 1, 21, 129, 2, [])
+    assert str(caught.value).startswith("type (AO245 (Curve type)): 21 is outside")
 
 
 @pytest.mark.parametrize(

@@ -115,6 +115,8 @@ async def test_refusals(kind: str) -> None:
         message = error(await api.call("der.write", "der", points={"AO88": 150}), "request")
         assert "150 % is outside the tables' range 0 % to 100 %" in message
         assert await frames(api) == before  # nothing on the wire
+        message = error(await api.call("der.write", "der", points={"AO0": 1.7e308}), "request")
+        assert "1.7e+308 V is outside the tables' range" in message  # not an OverflowError
         message = error(await api.call("der.read", "der", names="AI537"), "request")
         assert "names" in message and "list" in message
         message = error(await api.call("der.read", "der"), "request")

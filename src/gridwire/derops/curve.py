@@ -39,7 +39,7 @@ from gridwire.derops.curve_codes import CURVE_TYPES, X_UNITS, Y_UNITS
 from gridwire.derops.operated import Mode
 from gridwire.derops.ranges import PointReader, read_ranges
 from gridwire.derops.readings import latest
-from gridwire.derops.values import describe, range_text, whole
+from gridwire.derops.values import describe, out_of_range, whole
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import RequestError
 from gridwire.master import Master
@@ -90,12 +90,12 @@ def window_control(point_map: PointMap, offset: int, value: object, what: str) -
     point = point_map.get(Kind.AO, block.output(offset))
     if point is None:
         raise RequestError(f"{what}: the profile has no AO{block.output(offset)}")
-    raw = whole(value, f"{what} ({describe(point)})")
-    if not point.in_range(raw) or not INT32[0] <= raw <= INT32[1]:
-        raise RequestError(
-            f"{what} ({describe(point)}): {raw} is outside the tables' range "
-            f"{range_text(point)}; nothing was sent"
-        )
+    named = f"{what} ({describe(point)})"
+    raw = whole(value, named)
+    if not point.in_range(raw):
+        raise out_of_range(point, raw, named)
+    if not INT32[0] <= raw <= INT32[1]:
+        raise RequestError(f"{named}: {raw} does not fit g41v1 (32-bit)")
     return Control("ao", point.index, raw, 1)
 
 

@@ -27,7 +27,7 @@ from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Address, Kind, Point
 from gridwire.der.text import EnumValue
 from gridwire.derops.ranges import PointReader, read_ranges
-from gridwire.derops.readings import PointInfo, latest, naming, point_info
+from gridwire.derops.readings import PointInfo, engineering_range, latest, naming, point_info
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.master.records import Exchange
 
@@ -82,7 +82,7 @@ def states_of(point: Point) -> list[EnumValue] | None:
 
 
 def setting_info(point_map: PointMap, point: Point) -> SettingInfo:
-    low, high = point.engineering_range
+    low, high = engineering_range(point)
     mirror = point_map.mirror(point)
     return SettingInfo(
         *naming(point),

@@ -96,6 +96,17 @@ def _places(multiplier: float, offset: float) -> int:
     return max(decimals(multiplier), decimals(offset))
 
 
+def engineering_range(point: Point) -> tuple[float | None, float | None]:
+    """The tables' minimum and maximum in the point's units, lowest first, rounded as a
+    reading is (a raw maximum of 2147483647 at 0.1 is 214748364.7, not 214748364.70000002)."""
+    places = _places(point.multiplier, point.offset)
+    low, high = point.engineering_range
+    return (
+        None if low is None else round(low, places),
+        None if high is None else round(high, places),
+    )
+
+
 def quality_of(flags: list[str] | None) -> Quality:
     if flags is None:
         return "no_flags"

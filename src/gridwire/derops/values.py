@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from gridwire.der.points import Point
-from gridwire.derops.readings import engineering, units_of
+from gridwire.der.text import first_sentence
+from gridwire.derops.readings import engineering, engineering_range, units_of
 from gridwire.errors import RequestError
 from gridwire.master.controls import Control
 
@@ -43,8 +44,9 @@ class Planned:
 
 
 def describe(point: Point) -> str:
-    """``AO88 (Active power limit ...)``: a point as refusals name it."""
-    return f"{point.address} ({point.first_sentence})"
+    """``AO88 (Active power limit ...)``: a point as refusals name it, by the first sentence
+    of its label (the name without the values an enumeration lists)."""
+    return f"{point.address} ({first_sentence(point.label)})"
 
 
 def binary_state(point: Point, value: Requested) -> bool:
@@ -76,7 +78,7 @@ def _shown(point: Point, number: float) -> str:
 
 def range_text(point: Point) -> str:
     """The tables' range of a point in engineering units: ``0 to 100 %``, ``at least 0``."""
-    low, high = point.engineering_range
+    low, high = engineering_range(point)
     if low is not None and high is not None:
         return f"{_shown(point, low)} to {_shown(point, high)}"
     if low is not None:
@@ -109,6 +111,14 @@ def _number(point: Point, value: Requested) -> tuple[float, int | None]:
     return float(value), None
 
 
+def out_of_range(point: Point, asked: float, what: str = "") -> RequestError:
+    """The refusal of ``asked`` (engineering units) beyond the tables' range of ``point``."""
+    return RequestError(
+        f"{what or describe(point)}: {_shown(point, asked)} is outside the tables' range "
+        f"{range_text(point)}; nothing was sent"
+    )
+
+
 def analog_plan(point: Point, value: Requested, variation: int | None) -> Planned:
     """The control for an analog output (see the module's notes)."""
     chosen = variation or 1
@@ -116,25 +126,29 @@ def analog_plan(point: Point, value: Requested, variation: int | None) -> Planne
         raise RequestError(f"variation {variation!r} is not 1, 2, 3 or 4 (g41)")
     asked, raw = _number(point, value)
     if raw is None:
-        raw = point.to_raw(asked)
-    if not point.in_range(raw):
-        raise RequestError(
-            f"{describe(point)}: {_shown(point, asked)} is outside the tables' range "
-            f"{range_text(point)}; nothing was sent"
-        )
+        raw = _raw(point, asked)
+    bounded = point.minimum is not None or point.maximum is not None
+    if (raw is None and bounded) or (raw is not None and not point.in_range(raw)):
+        raise out_of_range(point, asked)
     if chosen in (3, 4):
         if chosen == 3 and abs(asked) > _FLOAT32_MAX:
             raise RequestError(f"{describe(point)}: {number_text(asked)} does not fit g41v3")
         control = Control("ao", point.index, asked, chosen)
         return Planned(point, value, control, None, asked)
     low, high = _LIMITS[chosen]
-    if not low <= raw <= high:
+    if raw is None or not low <= raw <= high:
         bits = 32 if chosen == 1 else 16
-        raise RequestError(
-            f"{describe(point)}: {raw} (transmitted) does not fit g41v{chosen} ({bits}-bit)"
-        )
+        shown = number_text(asked) if raw is None else f"{raw} (transmitted)"
+        raise RequestError(f"{describe(point)}: {shown} does not fit g41v{chosen} ({bits}-bit)")
     control = Control("ao", point.index, raw, chosen)
     return Planned(point, value, control, raw, engineering(point, raw))
+
+
+def _raw(point: Point, asked: float) -> int | None:
+    """The whole number ``asked`` is transmitted as; None when it is too large to be one (a
+    finite value divided by a small multiplier can overflow to infinity)."""
+    quotient = (asked - point.offset) / point.multiplier
+    return round(quotient) if math.isfinite(quotient) else None
 
 
 def binary_plan(point: Point, value: Requested) -> Planned:
