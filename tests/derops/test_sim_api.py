@@ -220,6 +220,17 @@ async def test_write_curve_reads_back_matching() -> None:
         assert curve.points == [[100, 100], [105, 50], [110, 0]]
 
 
+async def test_write_curve_of_100_points() -> None:
+    # The window's whole size: 200 X and Y outputs in one request, which the simulated DER
+    # takes (it used to answer all 200 TOO_MANY_OBJS, its limit being 64 controls).
+    points = [[80 + n // 2, 100 - 2 * n] for n in range(100)]
+    async with simulated() as s:
+        result = await s.der.write_curve(4, 2, 129, 2, points)
+        assert (result.accepted, result.matches, result.stopped_at) == (True, True, None)
+        assert [len(step.statuses) for step in result.steps] == [1, 4, 200]
+        assert result.curve.count == 100 and result.curve.points == points
+
+
 async def test_write_curve_stopped_at_fields_by_a_referenced_curve() -> None:
     async with simulated() as s:
         await s.der.enable("volt-var")  # curve 1 is volt-var's, now in use

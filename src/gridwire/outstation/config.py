@@ -23,7 +23,8 @@ class OutstationConfig:
     within ``unsolicited_retry`` is sent again, identical, until it is. ``confirm_timeout``
     bounds the wait for a solicited response's confirm. ``max_fragment`` bounds each response
     fragment (and what is accepted from the master); ``max_controls`` the controls one request
-    may carry (more are all answered TOO_MANY_OBJS). ``need_time_after`` is how long a time
+    may carry (more are all answered TOO_MANY_OBJS; 256 by default, room for the 200 X and Y
+    outputs of a 100-point IEEE 1815.2 curve, which der.write_curve writes in one request). ``need_time_after`` is how long a time
     written by a master is trusted before NEED_TIME is raised again (None: for ever).
     ``range_gaps`` says how a read naming an index with no point is answered: ``refuse`` it
     whole with PARAMETER_ERROR, or ``answer`` the points there are with PARAMETER_ERROR (as
@@ -39,7 +40,7 @@ class OutstationConfig:
     unsolicited_classes: tuple[int, ...] = ()
     unsolicited_retry: float = 5.0
     max_fragment: int = 2048
-    max_controls: int = 64
+    max_controls: int = 256
     cold_restart_delay_s: int = 2
     warm_restart_delay_ms: int = 500
     need_time_after: float | None = 1800.0
