@@ -231,6 +231,25 @@ async def test_write_curve_of_100_points() -> None:
         assert result.curve.count == 100 and result.curve.points == points
 
 
+async def test_write_curve_without_acknowledgment_reads_each_step_before_the_next() -> None:
+    async with simulated() as s:
+        stored = await s.der.write_curve(4, 5, 129, 5, [[100, 100], [110, 0]], "direct_no_ack")
+        assert (stored.accepted, stored.matches, stored.stopped_at) == (None, True, None)
+        sent = "DIRECT_OPERATE_NR"
+        assert functions(stored.exchanges) == [sent, "READ"] * 3 + ["READ"]
+        # Curve 9 does not exist: the selector still shows curve 4, so neither the fields
+        # nor the points are sent (they would have landed on curve 4).
+        refused = await s.der.write_curve(9, 2, 129, 2, [[90, 40]], "direct_no_ack")
+        assert (refused.accepted, refused.matches, refused.stopped_at) == (None, False, "selector")
+        assert functions(refused.exchanges) == [sent, "READ", "READ", "READ"]
+        assert len(refused.steps) == 1
+        assert (refused.curve.number, refused.curve.type, refused.curve.points) == (
+            4,
+            5,
+            [[100, 100], [110, 0]],
+        )
+
+
 async def test_write_curve_stopped_at_fields_by_a_referenced_curve() -> None:
     async with simulated() as s:
         await s.der.enable("volt-var")  # curve 1 is volt-var's, now in use

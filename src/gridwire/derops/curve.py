@@ -126,17 +126,27 @@ def _name(
     return codes.get(code)
 
 
-async def read_curve(
-    reader: PointReader, outstation: str, point_map: PointMap
-) -> tuple[CurveReading, list[Exchange]]:
-    """The curve the block shows, and the exchanges that read it (see the module's notes)."""
-    block = curve_block_of(point_map)
+async def read_heads(
+    reader: PointReader, outstation: str, block: CurveBlock
+) -> tuple[tuple[int | None, ...], Found, list[Exchange]]:
+    """One READ of the selector's readback, the four field readbacks and the referenced
+    indicator: number, type, count, X units and Y units as read (None where not reported),
+    the objects by point, and the exchanges."""
     heads: list[tuple[str, int]] = [("ai", block.input(o)) for o in range(CURVE_FIRST_X)]
     if block.referenced is not None:
         heads.append(("bi", block.referenced))
     first = await read_ranges(reader, outstation, heads)
     found = latest(first.objects)
-    exchanges = list(first.exchanges)
+    shown = tuple(_whole(found, block.input(o)) for o in range(CURVE_FIRST_X))
+    return shown, found, list(first.exchanges)
+
+
+async def read_curve(
+    reader: PointReader, outstation: str, point_map: PointMap
+) -> tuple[CurveReading, list[Exchange]]:
+    """The curve the block shows, and the exchanges that read it (see the module's notes)."""
+    block = curve_block_of(point_map)
+    _, found, exchanges = await read_heads(reader, outstation, block)
     count = _whole(found, block.input(CURVE_POINTS))
     points: list[list[int | float | None]] = []
     shown = 0 if count is None else max(0, min(count, block.max_points))

@@ -8,10 +8,14 @@ range the tables give its output; a curve holds at most as many points as the bl
 Then three operates, each only when the one before was accepted: the selector (``number``);
 the fields (type, count = the number of points given, X units, Y units); every X and Y (none
 for a curve of no points). ``stopped_at`` names the step that was not accepted (selector,
-fields or points), null when none was refused. In mode direct_no_ack no step is ever
-acknowledged, so each follows the one before and the readback alone tells (``accepted``
-null). The curve is always read back (as der.curve reads it); ``matches`` says whether it is
-the curve written: number, type, count, units and every point equal.
+fields or points), null when none was refused; a step not answered (a timeout) stops the
+write too. In mode direct_no_ack no step is acknowledged (``accepted`` null), so the step's
+effect is read instead: after the selector and after the fields, one READ of the curve
+block's readbacks, and the next step is sent only when they show what was written (else
+``stopped_at`` names the step). Without that, fields and points could land on whichever
+curve the window showed before. The curve is always read back (as der.curve reads it);
+``matches`` says whether it is the curve written: number, type, count, units and every point
+equal. Every request is listed in ``exchanges``, in the order sent.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from gridwire.derops.curve import (
     CurveReading,
     curve_block_of,
     read_curve,
+    read_heads,
     selector_control,
     window_control,
 )
@@ -131,17 +136,26 @@ async def der_write_curve(
     may not command, ConnectionFailed when the outstation is not connected."""
     plan = plan_curve(point_map, number, type, x_units, y_units, points)
     steps: list[OperateResult] = []
+    exchanges: list[Exchange] = []
     stopped: Step | None = None
     for step, controls in zip(STEPS, (plan.selector, plan.fields, plan.points), strict=True):
         if not controls:
             continue
         result = await master.operate_controls(outstation, controls, mode)
         steps.append(result)
+        exchanges += result.exchanges
         if result.accepted is False or (result.accepted is None and mode != "direct_no_ack"):
             stopped = step
             break
+        if mode == "direct_no_ack" and step != "points":
+            shown, _, reads = await read_heads(master, outstation, curve_block_of(point_map))
+            exchanges += reads
+            written = 1 if step == "selector" else len(plan.heads)  # number; then the fields
+            if shown[:written] != plan.heads[:written]:
+                stopped = step
+                break
     curve, reads = await read_curve(master, outstation, point_map)
-    exchanges = [exchange for step in steps for exchange in step.exchanges] + reads
+    exchanges += reads
     matches = _matches(plan, curve)
     accepted = _accepted(steps, stopped)
     log.info(
