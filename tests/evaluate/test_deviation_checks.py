@@ -7,6 +7,7 @@ The same checks against opendnp3 are in test_deviation_yadnp3.py."""
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -23,6 +24,17 @@ from tests.derops.simulated import NAME
 
 LINK = ["LINK-001", "LINK-002", "LINK-003", "LINK-004", "TRANSPORT-001", "TRANSPORT-002"]
 CONFIRM = ["CONFIRM-001", "CONFIRM-002", "CONFIRM-003"]
+DEVIATIONS = [
+    "corrupt_header_crc",
+    "corrupt_body_crc",
+    "truncate",
+    "overstate_length",
+    "orphan_segment",
+    "endless_series=64",
+    "withhold_confirmation",
+    "wrong_confirmation_sequence",
+    "late_confirmation=0.5",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -55,9 +67,13 @@ async def deviation_checks(master: DerMaster, checks: list[str] | None = None) -
     return await evaluate(master, NAME, options)
 
 
-async def test_the_simulated_der_passes_every_deviation_check() -> None:
+async def test_the_simulated_der_passes_every_deviation_check(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, "gridwire.master.deviations")
     async with der() as master:
         report = await deviation_checks(master)
+        assert master.session(NAME).deviations.on == {}
     verdicts = {r.id: (r.verdict, r.detail) for r in report.results}
     assert verdicts == {id: ("passed", "") for id in LINK + CONFIRM}
     by_id = {r.id: r for r in report.results}
@@ -72,6 +88,11 @@ async def test_the_simulated_der_passes_every_deviation_check() -> None:
     # No probe waited out the response timeout (5 s): without the short window the six
     # would take 30 s at least. Generous headroom for a loaded machine.
     assert sum(by_id[id].seconds for id in LINK) < 12
+    # Each deviation turned on once and off once (the check turns it off itself, after the
+    # deviated probe or poll; the restore does not do it again).
+    changes = [r.getMessage().split(": ", 1)[1].split(";")[0] for r in caplog.records]
+    expected = [[f"on {name}", f"off {name.split('=')[0]}"] for name in DEVIATIONS]
+    assert changes == [change for pair in expected for change in pair]
 
 
 async def test_a_der_that_takes_frames_with_bad_crcs_fails_link_001_and_002() -> None:

@@ -157,12 +157,13 @@ class CheckContext:
 
     def deviate(self, name: str, value: object = True) -> None:
         """Turn on the deviation ``name`` (only in a check that ``deviates``); it is turned
-        off when the check ends."""
+        off when the check ends, unless the check turned it off itself."""
         if not self.spec.deviates:
             raise RuntimeError(f"{self.spec.id} does not deviate; it may not turn on {name}")
         self.master.deviate(self.outstation, {name: value})
 
         async def off() -> None:
-            self.master.deviate(self.outstation, {name: False})
+            if name in self.master.session(self.outstation).deviations.on:
+                self.master.deviate(self.outstation, {name: False})
 
         self.restore(f"deviation {name} off", off)
