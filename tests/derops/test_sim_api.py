@@ -10,6 +10,7 @@ import dataclasses
 import pytest
 
 from gridwire.der.demo import demo_map
+from gridwire.der.pointmap import PointMap
 from gridwire.derops import DerReading
 from gridwire.errors import ConnectionFailed, NotAllowed, RequestError
 from gridwire.outstation import OutstationConfig
@@ -54,6 +55,42 @@ async def test_a_disabled_functions_inputs_come_back_offline() -> None:
         assert functions(disabled.exchanges) == ["SELECT", "OPERATE", "READ"]
         after = {p.address: p for p in (await s.der.read(["AI301"])).points}
         assert after["AI301"].quality == "offline"
+
+
+def with_volt_var(point_map: PointMap, **changes: object) -> PointMap:
+    """The map with the volt-var function changed (its enabled input, say)."""
+    functions = tuple(
+        dataclasses.replace(f, **changes) if f.key == "volt-var" else f  # type: ignore[arg-type]
+        for f in point_map.functions
+    )
+    return PointMap(
+        list(point_map.points),
+        title=point_map.title,
+        functions=functions,
+        curve_block=point_map.curve_block,
+    )
+
+
+async def test_enabled_is_null_when_the_input_is_missing_or_not_reported() -> None:
+    # A profile whose volt-var function has no enabled input: nothing is read back.
+    async with simulated(point_map=with_volt_var(demo_map(), enabled=None)) as s:
+        result = await s.der.enable("volt-var")
+        assert (result.accepted, result.enabled, result.status) == (True, None, None)
+        assert functions(result.exchanges) == ["DIRECT_OPERATE"]
+    # A DER that does not serve BI81, the enabled input the profile names: the readback is
+    # refused, the input not reported.
+    unmirrored = [
+        dataclasses.replace(p, associated=None) if str(p.address) == "BO29" else p
+        for p in demo_map().points
+        if str(p.address) != "BI81"
+    ]
+    device = SimulatedDer(with_volt_var(PointMap(unmirrored, title="no BI81"), enabled=None))
+    async with simulated(device=device) as s:
+        result = await s.der.disable("volt-var")
+        assert (result.accepted, result.enabled) == (True, None)
+        assert result.status is not None and result.status.quality == "not_reported"
+        assert functions(result.exchanges) == ["DIRECT_OPERATE", "READ"]
+        assert "PARAMETER_ERROR" in result.exchanges[1].indications
 
 
 async def test_an_unsupported_function_is_refused_and_read_disabled() -> None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from gridwire.derops.curve import CurveResult, curve_block_of, selector_control
 from gridwire.derops.enable import EnableResult
@@ -49,6 +50,13 @@ class DerReadParams(OutstationParams):
         description="A function by key, name, purpose or enable output, or every point of "
         "one purpose (Nameplate, Monitoring...)",
     )
+
+    @field_validator("names", mode="before")
+    @classmethod
+    def _not_one_string(cls, value: object) -> object:
+        if isinstance(value, str):
+            raise PydanticCustomError("list_type", "a list of names or addresses, not one string")
+        return value
 
 
 class DerWriteParams(OutstationParams):
