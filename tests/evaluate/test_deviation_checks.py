@@ -43,11 +43,11 @@ def no_installed_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
 
 @contextlib.asynccontextmanager
-async def der(*misbehave: str) -> AsyncIterator[DerMaster]:
+async def der(*misbehave: str, device: SimulatedDer | None = None) -> AsyncIterator[DerMaster]:
     """The simulated DER (misbehaving as named) and a master with its demo profile."""
     config = OutstationConfig(misbehave=frozenset(misbehave))
     chosen = demo_map()
-    device = SimulatedDer()
+    device = device or SimulatedDer()
     async with run_outstation(device, "127.0.0.1", 0, config=config, tick_interval=0.5) as server:
         master = DerMaster(profiles=lambda name: chosen)
         try:
@@ -117,6 +117,22 @@ async def test_a_der_that_forgets_unconfirmed_events_fails_the_confirm_checks() 
     assert withheld in details["CONFIRM-001"]
     assert "after a confirmation with the wrong sequence number" in details["CONFIRM-002"]
     assert "when their confirmation came after the next request" in details["CONFIRM-003"]
+
+
+async def test_events_beyond_one_fragment_are_judged_by_the_first_without_waiting() -> None:
+    device = SimulatedDer()
+    async with der(device=device) as master:
+        master.set_tasks(NAME, {"events_when_indicated": False})
+        for value in range(400):  # about three fragments of g32v3 events
+            device.database.update("ai", 537, value * 1000, now=100.0 + value)  # deadband 100
+        report = await deviation_checks(master, ["CONFIRM-001", "CONFIRM-002"])
+    for result in report.results:
+        assert result.verdict == "passed", result
+        # Not the 5 s response timeout of a first fragment whose confirmation never came.
+        assert result.seconds < 4
+    first = report.results[0]
+    assert "the events filled more than one fragment" in first.notes[0]
+    assert first.notes[-1].endswith(" confirmed with the deviation off")
 
 
 async def test_confirm_checks_need_the_master_to_confirm() -> None:

@@ -12,7 +12,7 @@ from gridwire.der.points import Kind, Point
 from gridwire.dnp3.link import MAX_FRAME, frame_size
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.evaluate.families import link
-from gridwire.evaluate.families.confirmation import key, shown, timed
+from gridwire.evaluate.families.confirmation import counted, key, shown, timed
 from gridwire.evaluate.families.frames import (
     Begun,
     begun,
@@ -36,6 +36,8 @@ READ_SEQ_5 = "05 64 0B C4 00 04 01 00 FF FF C0 C5 01 3C 01 06 FF FF"
 # A response, outstation -> master: LENGTH 0A, control 44 (PRM, user data; DIR clear),
 # transport C1, application E3 (FIR, FIN, CON, sequence 3), RESPONSE 81, IIN 90 00.
 RESPONSE_SEQ_3 = "05 64 0A 44 01 00 00 04 FF FF C1 E3 81 90 00 FF FF"
+# The first of two fragments: application A3 (FIR, CON, no FIN).
+FIRST_OF_TWO_SEQ_3 = "05 64 0A 44 01 00 00 04 FF FF C1 A3 81 90 00 FF FF"
 # The same as an unsolicited response: application F3 (UNS too), function 82.
 UNSOLICITED_SEQ_3 = "05 64 0A 44 01 00 00 04 FF FF C2 F3 82 90 00 FF FF"
 # A CONFIRM of sequence 3 (application C3, function 00).
@@ -47,10 +49,14 @@ LINK_STATUS = "05 64 05 C9 00 04 01 00 FF FF"
 
 
 def test_the_fragment_a_frame_begins() -> None:
-    assert begun(record(1, "sent", READ_SEQ_5)) == Begun(1, 1001.0, True, 5, 0x01, False, False)
+    assert begun(record(1, "sent", READ_SEQ_5)) == Begun(
+        1, 1001.0, True, 5, 0x01, False, False, True
+    )
     response = begun(record(2, "received", RESPONSE_SEQ_3))
-    assert response == Begun(2, 1002.0, False, 3, 0x81, True, False)
+    assert response == Begun(2, 1002.0, False, 3, 0x81, True, False, True)
     assert response.is_response and not response.is_confirm
+    first = begun(record(6, "received", FIRST_OF_TWO_SEQ_3))
+    assert first == Begun(6, 1006.0, False, 3, 0x81, True, False, False)
     unsolicited = begun(record(3, "received", UNSOLICITED_SEQ_3))
     assert unsolicited is not None and unsolicited.uns and not unsolicited.is_response
     confirm = begun(record(4, "sent", CONFIRM_SEQ_3))
@@ -119,7 +125,7 @@ class ScriptedProber:
     async def send(self, wait: float | None) -> link.Probe:
         number = len(self.waits) + 1
         self.waits.append(wait)
-        begun = Begun(number, 0.0, True, number, 1, False, False)
+        begun = Begun(number, 0.0, True, number, 1, False, False, True)
         return link.Probe(self.answered[number - 1], "", begun, 0.0)
 
     def answers(self, probe: link.Probe) -> list[Begun]:
@@ -169,3 +175,4 @@ def test_events_named_in_a_detail() -> None:
     assert shown(events).endswith("AI3 = 3 at 2023-11-14T22:13:20.003Z and 2 more")
     odd = DnpObject(None, 110, 4, 2, None, b"ab", None, None, None, True)
     assert shown([odd]) == "g110v4 2 = b'ab'"
+    assert (counted(1), counted(0), counted(2)) == ("1 event", "0 events", "2 events")

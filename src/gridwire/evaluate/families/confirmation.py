@@ -10,7 +10,10 @@ those events again. Each check, with the master holding the outstation:
 2. With the deviation on, polls the events (classes 1, 2 and 3) every 0.5 s until a response
    carries some; none within ``settle`` -> not_applicable.
 3. That response asked for confirmation (CON); polled again at once: every event of the
-   first poll is reported again (the same object, value, flags and time).
+   first poll is reported again (the same object, value, flags and time). When the events
+   fill more than one fragment, the first asks for confirmation before the next, which the
+   deviation keeps from coming: a poll with the deviation on ends as that first fragment
+   arrives (not at the response timeout), and its events are the ones judged.
 4. ``late_confirmation``: the confirmations are written :data:`LATE` seconds after their
    response, so the first leaves after the second poll has (the trace must show it did); the
    check waits until both have gone.
@@ -23,6 +26,7 @@ those events again. Each check, with the master holding the outstation:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,11 +36,16 @@ from typing import Final
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.evaluate.context import CheckContext
-from gridwire.evaluate.families.frames import Begun, confirms_of, first_request, fragments
+from gridwire.evaluate.families.frames import (
+    Begun,
+    confirms_of,
+    first_request,
+    fragments,
+    responses_to,
+)
 from gridwire.evaluate.outcomes import Failed, NotApplicable
 from gridwire.evaluate.primitives import RETRY_INTERVAL
 from gridwire.master.scans import scan_body
-from gridwire.master.session_protocol import ExchangeResult
 
 LATE: Final = 0.5
 """Seconds a late confirmation is held back: the next poll leaves within milliseconds of the
@@ -72,6 +81,11 @@ def timed(event: DnpObject) -> bool:
     return bool(event.time_ms)
 
 
+def counted(number: int) -> str:
+    """``1 event``, ``2 events``."""
+    return f"{number} event" if number == 1 else f"{number} events"
+
+
 def shown(events: Iterable[DnpObject]) -> str:
     """The first few events, as a detail names them: ``AI537 = 502 at 2026-...Z``."""
     listed = list(events)
@@ -93,21 +107,15 @@ def _named(event: DnpObject) -> str:
 
 @dataclass(slots=True)
 class Poll:
-    """One poll of the events: its exchange, the events it carried, and its request's first
-    frame as the trace has it."""
+    """One poll of the events: its sequence number, the events it carried, whether every
+    fragment carrying events asked for confirmation, whether the response's last fragment
+    came, and its request's first frame as the trace has it."""
 
-    result: ExchangeResult
+    seq: int
     events: list[DnpObject]
+    asked: bool
+    whole: bool
     request: Begun | None
-
-    @property
-    def seq(self) -> int:
-        return self.result.record.sequence
-
-    @property
-    def asked(self) -> bool:
-        """Whether every fragment that carried events asked for confirmation."""
-        return all(r.control.con for r in self.result.responses if any(o.event for o in r.objects))
 
 
 class Poller:
@@ -117,20 +125,55 @@ class Poller:
         self.ctx = ctx
         self.session = ctx.master.session(ctx.outstation)
 
-    async def poll(self, what: str) -> Poll:
-        """One READ of classes 1, 2 and 3. Failed when it was not answered, unless the first
-        fragment came and asks for confirmation before the rest (which a confirmation
-        withheld keeps from coming)."""
+    async def poll(self, what: str, *, confirmed: bool = True) -> Poll:
+        """One READ of classes 1, 2 and 3; Failed when it was not answered.
+
+        With ``confirmed`` False (the deviation keeps the confirmation from the outstation) a
+        first fragment that asks for confirmation before more fragments (CON without FIN) is
+        as much as will come: the outstation waits for the confirmation before the next. The
+        poll ends as it arrives, rather than at the response timeout, and the events are
+        those that fragment carried."""
         mark = self.session.frames.last_id
-        result = await self.session.exchange(FunctionCode.READ, scan_body("events"))
-        record = result.record
+        events_mark = self.session.events.mark()
+        exchange = asyncio.ensure_future(
+            self.session.exchange(FunctionCode.READ, scan_body("events"))
+        )
+        try:
+            while not exchange.done():
+                changed = asyncio.ensure_future(self.session.changed())
+                await asyncio.wait({exchange, changed}, return_when=asyncio.FIRST_COMPLETED)
+                changed.cancel()
+                if exchange.done() or confirmed:
+                    continue
+                partial = self._first_of_many(mark)
+                if partial is not None:
+                    events = self.session.events.after(events_mark)
+                    return Poll(partial.seq, events, True, False, self._request(mark))
+            result = exchange.result()
+        finally:
+            if not exchange.done():
+                exchange.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await exchange
         responses = result.responses
-        waits_for_us = bool(responses) and responses[-1].control.con
-        if record.outcome != "complete" and not waits_for_us:
-            raise Failed(f"no answer to {what} ({record.outcome})")
+        if result.record.outcome != "complete":
+            raise Failed(f"no answer to {what} ({result.record.outcome})")
         events = [o for r in responses for o in r.objects if o.event]
-        frames = fragments(self.ctx.master.trace(self.ctx.outstation, mark))
-        return Poll(result, events, first_request(frames))
+        asked = all(r.control.con for r in responses if any(o.event for o in r.objects))
+        return Poll(result.record.sequence, events, asked, True, self._request(mark))
+
+    def _request(self, mark: int) -> Begun | None:
+        return first_request(fragments(self.ctx.master.trace(self.ctx.outstation, mark)))
+
+    def _first_of_many(self, mark: int) -> Begun | None:
+        """The first fragment of the response to the poll sent after ``mark``, when it came
+        asking for confirmation before more (CON without FIN)."""
+        items = fragments(self.ctx.master.trace(self.ctx.outstation, mark))
+        request = first_request(items)
+        if request is None:
+            return None
+        first = next(iter(responses_to(items, request.seq)), None)
+        return first if first is not None and first.con and not first.fin else None
 
     def confirms(self, poll: Poll) -> list[Begun]:
         """The confirmations sent so far with the poll's sequence number, after it."""
@@ -157,9 +200,12 @@ async def events_kept(ctx: CheckContext) -> None:
             f"the response carrying {len(first.events)} events did not ask for confirmation "
             "(CON clear): the outstation would not know they were received"
         )
-    if not first.result.responses[-1].control.fin:
-        ctx.note("the events filled more than one fragment: the first is judged")
-    second = await poller.poll("the second event poll")
+    if not first.whole:
+        ctx.note(
+            f"the events filled more than one fragment: the {len(first.events)} of the first "
+            "are judged"
+        )
+    second = await poller.poll("the second event poll", confirmed=False)
     missing = list((Counter(map(key, first.events)) - Counter(map(key, second.events))).elements())
     if missing:
         gone = [e for e in first.events if key(e) in set(missing)]
@@ -191,8 +237,8 @@ async def events_kept(ctx: CheckContext) -> None:
             "confirmation cannot be told from a new event of the same value"
         )
     ctx.note(
-        f"{len(first.events)} events reported again {_AFTER[deviation]}; "
-        f"{len(third.events)} confirmed with the deviation off"
+        f"{counted(len(first.events))} reported again {_AFTER[deviation]}; "
+        f"{counted(len(third.events))} confirmed with the deviation off"
     )
 
 
@@ -202,7 +248,7 @@ async def _first_events(ctx: CheckContext, poller: Poller) -> Poll:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + ctx.settle
     while True:
-        poll = await poller.poll("the event poll")
+        poll = await poller.poll("the event poll", confirmed=False)
         if poll.events:
             return poll
         if loop.time() + RETRY_INTERVAL > deadline:

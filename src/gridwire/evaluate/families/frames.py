@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from gridwire.dnp3.app.control import CON, SEQ, UNS
+from gridwire.dnp3.app.control import CON, FIN, SEQ, UNS
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.link import FUNCTION_MASK, PRM, START
 from gridwire.dnp3.transport import FIR
@@ -32,7 +32,8 @@ _SMALLEST: Final = 13  # link header, transport header, application control and 
 @dataclass(frozen=True, slots=True)
 class Begun:
     """A frame that begins an application fragment: its trace id and time, whether the master
-    sent or received it, and the fragment's sequence number, function code, CON and UNS."""
+    sent or received it, and the fragment's sequence number, function code, CON, UNS and FIN
+    (the fragment is a message's last)."""
 
     id: int
     time_ms: float
@@ -41,6 +42,7 @@ class Begun:
     function: int
     con: bool
     uns: bool
+    fin: bool
 
     @property
     def is_response(self) -> bool:
@@ -72,6 +74,7 @@ def begun(frame: FrameRecord) -> Begun | None:
         octets[12],
         bool(app & CON),
         bool(app & UNS),
+        bool(app & FIN),
     )
 
 
