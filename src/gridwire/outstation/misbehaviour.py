@@ -15,7 +15,7 @@ NAME``, or ``"misbehave": [NAME, ...]`` in its settings file).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 from gridwire.dnp3.crc import append_crc
@@ -30,13 +30,14 @@ MISBEHAVIOURS: Final = {
 }
 
 
-def misbehaviours(names: Iterable[str]) -> frozenset[str]:
-    """The names given, checked; ConfigError naming one that is not a misbehaviour."""
+def misbehaviours(names: Iterable[str], known: Mapping[str, str] = MISBEHAVIOURS) -> frozenset[str]:
+    """The names given, checked against ``known`` (name: what it does; the outstation's by
+    default); ConfigError naming one that is not among them."""
     chosen = frozenset(names)
-    unknown = sorted(chosen - set(MISBEHAVIOURS))
+    unknown = sorted(chosen - set(known))
     if unknown:
-        known = ", ".join(MISBEHAVIOURS)
-        raise ConfigError(f"misbehave: {', '.join(unknown)} is not one of {known}")
+        listed = ", ".join(known)
+        raise ConfigError(f"misbehave: {', '.join(unknown)} is not one of {listed}")
     return chosen
 
 
