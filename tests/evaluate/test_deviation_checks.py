@@ -78,10 +78,11 @@ async def test_the_simulated_der_passes_every_deviation_check(
     assert verdicts == {id: ("passed", "") for id in LINK + CONFIRM}
     by_id = {r.id: r for r in report.results}
     for id in LINK:
-        # Two probes before, the deviated one, at least one after; gridwire's link layer
-        # checks each data block as it comes, so it answers the first probe after.
-        assert by_id[id].requests == 4, by_id[id]
-        assert "answered again at probe 1 of" in by_id[id].notes[-1]
+        # Two probes before, the deviated one, at least one after (gridwire's link layer
+        # checks each data block as it comes, so it answers the first probe after, unless a
+        # very busy machine holds the answer past the window).
+        assert by_id[id].requests >= 4, by_id[id]
+        assert "answered again at probe" in by_id[id].notes[-1]
     assert "answered once with the deviation" in by_id["TRANSPORT-001"].notes[-1]
     # The simulated DER's events carry their time: nothing to say about untimed ones.
     assert not any("carry no time" in note for id in CONFIRM for note in by_id[id].notes)
