@@ -12,6 +12,7 @@ The demo DER starts with four curves: 1 volt-var, 2 volt-watt, 3 watt-var, and 4
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -74,25 +75,35 @@ class CurveStore:
 
     def window(self) -> list[int]:
         """The window's values, offset 0 (the selector) to the last Y."""
-        curve = self.curves[self.selected]
-        values = [0] * self.block.size
-        values[0] = self.selected
-        values[CURVE_TYPE] = curve.type
-        values[CURVE_POINTS] = len(curve.points)
-        values[CURVE_X_UNITS] = curve.x_units
-        values[CURVE_Y_UNITS] = curve.y_units
-        for n, (x, y) in enumerate(curve.points[: self.block.max_points]):
-            values[CURVE_FIRST_X + 2 * n] = x
-            values[CURVE_FIRST_X + 2 * n + 1] = y
-        return values
+        return [self.value_at(offset) for offset in range(self.block.size)]
 
-    def write(self, offset: int, value: int) -> None:
+    def value_at(self, offset: int) -> int:
+        """The window's value at ``offset``: 0 for a point beyond the curve's points."""
+        if offset == 0:
+            return self.selected
+        curve = self.curves[self.selected]
+        if offset == CURVE_TYPE:
+            return curve.type
+        if offset == CURVE_POINTS:
+            return len(curve.points)
+        if offset == CURVE_X_UNITS:
+            return curve.x_units
+        if offset == CURVE_Y_UNITS:
+            return curve.y_units
+        pair, axis = divmod(offset - CURVE_FIRST_X, 2)
+        if pair < min(len(curve.points), self.block.max_points):
+            return curve.points[pair][axis]
+        return 0
+
+    def write(self, offset: int, value: int) -> Sequence[int]:
         """A write to the window at ``offset`` (0 selects a curve; the rest edit the selected
-        one). The caller has checked the rules."""
+        one); the offsets whose values it may have changed. The caller has checked the
+        rules."""
         if offset == 0:
             self.selected = value
-            return
+            return range(self.block.size)
         curve = self.curves[self.selected]
+        before = len(curve.points)
         if offset == CURVE_TYPE:
             curve.type = value
         elif offset == CURVE_POINTS:
@@ -108,6 +119,12 @@ class CurveStore:
                 curve.points.append((0, 0))
             x, y = curve.points[pair]
             curve.points[pair] = (value, y) if axis == 0 else (x, value)
+        after = len(curve.points)
+        if after == before:
+            return [offset]
+        low, high = sorted((before, after))
+        grown = range(CURVE_FIRST_X + 2 * low, CURVE_FIRST_X + 2 * high)
+        return list(dict.fromkeys([offset, CURVE_POINTS, *grown]))
 
     def evaluate(self, number: int, x: float) -> float | None:
         """Y of curve ``number`` at ``x`` (None for a curve with no points)."""

@@ -30,6 +30,7 @@ Control rules (each pinned by a test in tests/simulator):
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from gridwire.der.demo import demo_map
@@ -244,8 +245,8 @@ class SimulatedDer:
             return CommandStatus.SUCCESS
         block = self.block
         if block is not None and self.curves is not None and command.index in block.outputs():
-            self.curves.write(command.index - block.selector, value)
-            self._publish_window(now)
+            changed = self.curves.write(command.index - block.selector, value)
+            self._publish_window(changed, now)
         else:
             self._set_output(point, value, now)
         self._refresh_referenced(now)
@@ -295,12 +296,21 @@ class SimulatedDer:
         else:
             self.database.update("bi", block.referenced, referenced, now=now)
 
-    def _publish_window(self, now: float) -> None:
-        for (kind, index), value in self._window_values().items():
-            type = _TYPE_OF_KIND[kind]
-            point = self.database.point(type, index)
-            if point is not None and point.value != value:
-                self.database.update(type, index, value, now=now)
+    def _publish_window(self, offsets: Iterable[int], now: float) -> None:
+        """The window's outputs and inputs at ``offsets`` take the window's values (only the
+        offsets a write changed: one control must not walk the whole window)."""
+        block, curves = self.block, self.curves
+        assert block is not None and curves is not None
+        for offset in offsets:
+            value = curves.value_at(offset)
+            pair: tuple[tuple[PointType, int], ...] = (
+                ("ao", block.output(offset)),
+                ("ai", block.input(offset)),
+            )
+            for type, index in pair:
+                point = self.database.point(type, index)
+                if point is not None and point.value != value:
+                    self.database.update(type, index, value, now=now)
 
     # -- outputs and their mirrors -------------------------------------------------------
     def _set_output(self, point: Point, value: Value, now: float) -> None:
