@@ -96,3 +96,15 @@ def test_any_text_names_a_point_or_is_refused(text: str, write: bool) -> None:
         return
     assert isinstance(point, Point)
     assert point.kind.is_output or not write
+
+
+def test_a_name_resolved_again_means_the_same_and_refusals_stay_refusals() -> None:
+    # Resolved names are kept (a message is resolved twice: checked, then carried out), by
+    # the name as given and whether it is a write.
+    fresh = small_map()
+    for _ in range(2):
+        assert str(fresh.resolve("Reference voltage", write=True)) == "AO0"
+        assert str(fresh.resolve("Reference voltage")) == "AI29"
+        with pytest.raises(RequestError, match="a write names outputs only"):
+            fresh.resolve("AI537", write=True)
+        assert str(fresh.resolve("AI537")) == "AI537"

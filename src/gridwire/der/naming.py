@@ -25,13 +25,20 @@ def addresses(points: Iterable[Point]) -> str:
     return ", ".join(str(p) for p in sorted(points, key=lambda p: p.address.sort_key))
 
 
+RESOLVED_KEPT = 8192
+"""Names resolved kept per map, each as given (so that the second resolution of a message, and
+a name read again and again, is a dictionary lookup); names up to RESOLVED_LENGTH long."""
+RESOLVED_LENGTH = 256
+
+
 class NameIndex:
     """Every point of a map by the forms of its name."""
 
-    __slots__ = ("_by_address", "_sentences", "_wholes")
+    __slots__ = ("_by_address", "_resolved", "_sentences", "_wholes")
 
     def __init__(self, points: Sequence[Point]) -> None:
         self._by_address = {p.address: p for p in points}
+        self._resolved: dict[tuple[str, bool], Point] = {}
         self._wholes: dict[str, list[Point]] = {}
         self._sentences: dict[str, list[Point]] = {}
         for point in points:
@@ -48,6 +55,15 @@ class NameIndex:
     def resolve(self, text: str, *, write: bool = False) -> Point:
         """The one point ``text`` names; raises RequestError when it names none or several, or
         (for a write) names an input."""
+        known = self._resolved.get((text, write))
+        if known is not None:
+            return known
+        found = self._resolve(text, write)
+        if len(self._resolved) < RESOLVED_KEPT and len(text) <= RESOLVED_LENGTH:
+            self._resolved[(text, write)] = found
+        return found
+
+    def _resolve(self, text: str, write: bool) -> Point:
         if not text.strip():
             raise RequestError("a point is named by its address or its name; the name is empty")
         address = Address.parse(text)
