@@ -41,11 +41,20 @@ def online(der: SimulatedDer, point_type: str, index: int) -> bool:
     return bool(der.database.get(point_type, index).flags & ONLINE)  # type: ignore[arg-type]
 
 
-def test_serves_every_point_of_the_map(der: SimulatedDer) -> None:
+def test_serves_every_point_of_the_map_but_an_unsupported_functions(der: SimulatedDer) -> None:
     point_map = demo_map()
+    watt_var = {(p.kind.value, p.index) for p in point_map.points if p.enable == WATT_VAR_ENABLE}
+    # Of watt-var (not supported) only its supports, enable and enabled points are served.
+    says = {("BI", WATT_VAR_SUPPORTS), ("BO", WATT_VAR_ENABLE), ("BI", 82)}
+    unserved = watt_var - says
+    assert says < watt_var and len(unserved) == 18
     kinds = {"BI": "bi", "BO": "bo", "AI": "ai", "AO": "ao", "CTR": "counter"}
     for kind, point_type in kinds.items():
-        assert der.database.indices(point_type) == [p.index for p in point_map.by_kind(kind)]  # type: ignore[arg-type]
+        expected = [p.index for p in point_map.by_kind(kind) if (kind, p.index) not in unserved]
+        assert der.database.indices(point_type) == expected  # type: ignore[arg-type]
+    assert all(der.serves(p) == ((p.kind.value, p.index) not in unserved) for p in point_map.points)
+    # A control for a setting it does not serve is not supported.
+    assert ao(der, 221, 5) is S.NOT_SUPPORTED
     frozen = [p.index for p in point_map.by_kind("CTR") if p.frozen]
     assert der.database.indices("frozen") == frozen
     # Values as transmitted: nominal frequency 60 Hz is 60000 at a multiplier of 0.001.
@@ -146,6 +155,15 @@ def test_a_curve_type_the_function_does_not_take(der: SimulatedDer) -> None:
     ao(der, SELECTOR, 2)
     assert ao(der, CURVE_TYPE, 3) is S.SUCCESS  # volt-watt is disabled, so this may change
     assert bo(der, VOLT_WATT_ENABLE, LATCH_ON) is S.NOT_SUPPORTED
+
+
+def test_a_curve_setting_may_name_no_curve(der: SimulatedDer) -> None:
+    # 0 names no curve ("release"); a function then cannot be enabled (it has no curve).
+    assert ao(der, VOLT_VAR_CURVE, 0) is S.SUCCESS
+    assert value(der, "ai", 297) == 0 and value(der, "bi", REFERENCED) is False
+    assert bo(der, VOLT_VAR_ENABLE, LATCH_ON) is S.OUT_OF_RANGE
+    assert ao(der, VOLT_VAR_CURVE, 1) is S.SUCCESS
+    assert bo(der, VOLT_VAR_ENABLE, LATCH_ON) is S.SUCCESS
 
 
 def test_cold_restart_puts_everything_back(der: SimulatedDer) -> None:

@@ -17,15 +17,20 @@ pytestmark = pytest.mark.interop
 
 
 def _map_points() -> dict[str, set[int]]:
-    """The points of the demo map, by the type names the peer harness prints."""
-    point_map = demo_map()
+    """The points of the demo map the DER serves (all but those of watt-var, which it does
+    not support), by the type names the peer harness prints."""
+    point_map, der = demo_map(), SimulatedDer()
+
+    def served(kind: str) -> set[int]:
+        return {p.index for p in point_map.by_kind(kind) if der.serves(p)}
+
     return {
-        "binary": {p.index for p in point_map.by_kind("BI")},
-        "binary_output_status": {p.index for p in point_map.by_kind("BO")},
-        "counter": {p.index for p in point_map.by_kind("CTR")},
+        "binary": served("BI"),
+        "binary_output_status": served("BO"),
+        "counter": served("CTR"),
         "frozen_counter": {p.index for p in point_map.by_kind("CTR") if p.frozen},
-        "analog": {p.index for p in point_map.by_kind("AI")},
-        "analog_output_status": {p.index for p in point_map.by_kind("AO")},
+        "analog": served("AI"),
+        "analog_output_status": served("AO"),
     }
 
 

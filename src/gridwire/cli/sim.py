@@ -16,12 +16,12 @@ from gridwire.errors import ConfigError
 from gridwire.outstation.database_file import database_from_json, default_database, load_database
 from gridwire.outstation.device import Device
 from gridwire.outstation.generic import GenericDevice
-from gridwire.outstation.misbehaviour import MISBEHAVIOURS
 from gridwire.outstation.server import OutstationServer
 from gridwire.outstation.tls import TlsSettings
 from gridwire.simulator.config import SimSettings, load_settings, parse_bind
 from gridwire.simulator.der import SimulatedDer
 from gridwire.simulator.device_profile import der_device_profile
+from gridwire.simulator.misbehaviour import SIM_MISBEHAVIOURS, split_misbehaviours
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -67,11 +67,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--misbehave",
         action="append",
-        choices=sorted(MISBEHAVIOURS),
+        choices=sorted(SIM_MISBEHAVIOURS),
         metavar="NAME",
         help=(
             "break a rule on purpose, to see a check fail (repeatable): "
-            + "; ".join(f"{name}: {what}" for name, what in MISBEHAVIOURS.items())
+            + "; ".join(f"{name}: {what}" for name, what in SIM_MISBEHAVIOURS.items())
         ),
     )
     parser.add_argument("--verbose", "-v", action="store_true", help="log connections")
@@ -99,7 +99,9 @@ def settings_of(args: argparse.Namespace) -> SimSettings:
     if args.accept is not None:
         settings.accept = args.accept
     if args.misbehave:
-        config.misbehave = config.misbehave | frozenset(args.misbehave)
+        outstation, der = split_misbehaviours(args.misbehave)
+        config.misbehave = config.misbehave | outstation
+        settings.der_misbehave = settings.der_misbehave | der
     tls_files = (args.tls_ca, args.tls_certificate, args.tls_key)
     if any(f is not None for f in tls_files):
         if not all(f is not None for f in tls_files):
@@ -116,6 +118,9 @@ def settings_of(args: argparse.Namespace) -> SimSettings:
         raise ConfigError("--der serves the point map; --database is for the generic outstation")
     if not settings.der and settings.tables is not None:
         raise ConfigError("--tables is the DER's point map: give --der too")
+    if not settings.der and settings.der_misbehave:
+        names = ", ".join(sorted(settings.der_misbehave))
+        raise ConfigError(f"misbehave {names} is the simulated DER's: give --der too")
     return settings
 
 
@@ -123,7 +128,9 @@ def device_of(settings: SimSettings) -> tuple[Device, str]:
     """The device to serve and one line describing it."""
     if settings.der:
         point_map = load_point_map(settings.tables)
-        device = SimulatedDer(point_map, variations=settings.variations)
+        device = SimulatedDer(
+            point_map, variations=settings.variations, misbehave=settings.der_misbehave
+        )
         return device, f"simulated DER: {point_map.describe()}"
     if isinstance(settings.database, Path):
         database = load_database(settings.database)

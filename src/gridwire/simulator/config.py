@@ -11,7 +11,9 @@ Keys of the file (all optional; documented in docs/outstation.md)::
 
 ``variations`` sets the DER's variations per point type (the generic database takes them in
 its own file). ``misbehave`` names rules the outstation breaks on purpose
-(:mod:`gridwire.outstation.misbehaviour`: ``accept_bad_crc``, ``forget_unconfirmed_events``).
+(:mod:`gridwire.outstation.misbehaviour`: ``accept_bad_crc``, ``forget_unconfirmed_events``)
+and, with ``der``, rules the simulated DER breaks (:mod:`gridwire.simulator.misbehaviour`:
+``inputs_online_when_disabled``, ``start_without_permission``).
 
 Relative file names in the file are taken relative to the file's folder.
 """
@@ -27,8 +29,8 @@ from gridwire.errors import ConfigError
 from gridwire.outstation.config import OutstationConfig
 from gridwire.outstation.database_file import Variations, parse_variations
 from gridwire.outstation.json_values import flag, mapping, number, only, read_json, text, whole
-from gridwire.outstation.misbehaviour import misbehaviours
 from gridwire.outstation.tls import TlsSettings
+from gridwire.simulator.misbehaviour import split_misbehaviours
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 20000
@@ -66,6 +68,7 @@ class SimSettings:
     tick: float = 1.0
     variations: Variations = field(default_factory=dict)
     outstation: OutstationConfig = field(default_factory=OutstationConfig)
+    der_misbehave: frozenset[str] = frozenset()
 
 
 def parse_bind(spec: str) -> tuple[str, int]:
@@ -138,7 +141,7 @@ def settings_from_json(document: Mapping[str, Any], base: Path) -> SimSettings:
         names = document["misbehave"]
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise ConfigError("misbehave: a list of names")
-        config.misbehave = misbehaviours(names)
+        config.misbehave, settings.der_misbehave = split_misbehaviours(names)
     if "tls" in document:
         settings.tls = _tls(document["tls"], base)
     return settings

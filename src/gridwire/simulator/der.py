@@ -9,7 +9,7 @@ their mirror inputs report changes).
 
 Control rules (each pinned by a test in tests/simulator):
 
-- A control for a point the map does not have: NOT_SUPPORTED.
+- A control for a point the map does not have, or the DER does not serve: NOT_SUPPORTED.
 - A binary output takes LATCH_ON, PULSE_ON or CLOSE as on, LATCH_OFF, PULSE_OFF or TRIP as
   off; NUL leaves it as it is. An analog output takes a whole number as transmitted; a float
   command (g41v3, g41v4) is the engineering value, held as the nearest transmitted whole
@@ -19,12 +19,16 @@ Control rules (each pinned by a test in tests/simulator):
 - A function's enable output: refused NOT_SUPPORTED when the function's supports input says
   it is not supported; enabling sets its enabled input and brings its inputs ONLINE;
   disabling clears ONLINE from them (the supports and enabled inputs stay ONLINE).
+- The points of a function it does not support are not served
+  (:mod:`gridwire.simulator.served`).
+- Start, stop and their permissions: :mod:`gridwire.simulator.run_state`.
 - The curve block: see :class:`CurveStatuses` for the statuses of its three refusals: a
   selector (or a function's curve setting) naming a curve that does not exist; an edit of
   the selected curve while an enabled function references it; a function's curve setting
   naming a curve of a type the function does not take (also checked when the function is
-  enabled). The referenced indicator (BI107) says whether any function's curve setting names
-  the selected curve.
+  enabled). A curve setting may name no curve (0). The referenced indicator (BI107) says
+  whether any function's curve setting names the selected curve.
+- ``misbehave`` names rules broken on purpose (:mod:`gridwire.simulator.misbehaviour`).
 """
 
 from __future__ import annotations
@@ -46,6 +50,9 @@ from gridwire.outstation.points import ONLINE, PointType, Value
 from gridwire.simulator import model
 from gridwire.simulator import profile as P
 from gridwire.simulator.curves import CurveStore
+from gridwire.simulator.misbehaviour import INPUTS_ONLINE_WHEN_DISABLED, der_misbehaviours
+from gridwire.simulator.run_state import RunState
+from gridwire.simulator.served import unserved_points
 
 _TYPE_OF_KIND: dict[Kind, PointType] = {
     Kind.BI: "bi",
@@ -86,8 +93,11 @@ class SimulatedDer:
         event_capacity: int = 1000,
         curve_statuses: CurveStatuses | None = None,
         variations: Variations | None = None,
+        misbehave: frozenset[str] = frozenset(),
     ) -> None:
         self.map = point_map if point_map is not None else demo_map()
+        self.misbehave = der_misbehaviours(misbehave)
+        self._online_when_disabled = INPUTS_ONLINE_WHEN_DISABLED in self.misbehave
         self.database = Database(clock, event_capacity)
         self.statuses = curve_statuses or CurveStatuses()
         self.variations: Variations = dict(variations or {})
@@ -98,6 +108,7 @@ class SimulatedDer:
             for function in self.map.functions
             for ref in function.curves
         }
+        self._unserved = unserved_points(self.map)
         self._reset_model()
         self._build()
 
@@ -108,14 +119,20 @@ class SimulatedDer:
         self.ratings = model.Ratings()
         self._started_at: float | None = None
         self._last: float | None = None
-        self._started = True
+        self.run = RunState(self._latched, self._latch, self.misbehave)
         self._counted: dict[int, float] = {}  # energy totals already counted, by counter
         self._carry: dict[int, float] = {}  # fractions of a unit not counted yet
+
+    def serves(self, point: Point) -> bool:
+        """Whether the DER serves ``point`` of its map."""
+        return (point.kind, point.index) not in self._unserved
 
     def _build(self) -> None:
         db = self.database
         window = self._window_values()
         for point in self.map.points:
+            if not self.serves(point):
+                continue
             type = _TYPE_OF_KIND[point.kind]
             value = window.get((point.kind, point.index), _initial(point))
             output = point.kind.is_output
@@ -143,7 +160,7 @@ class SimulatedDer:
                 )
         self.state.soc = self._input_engineering(P.SOC, self.state.soc)
         for function in self._functions.values():
-            if not self._is_enabled(function):
+            if not self._is_enabled(function) and not self._online_when_disabled:
                 for type, index in self._function_inputs(function):
                     stored = db.get(type, index)
                     stored.flags = stored.initial_flags = stored.flags & ~ONLINE
@@ -170,6 +187,7 @@ class SimulatedDer:
         assert self._last is not None
         dt = min(max(now - self._last, 0.0), MAX_STEP_S)
         self._last = now
+        self.run.tick(now)
         self.ratings = self._ratings()
         settings = self._settings()
         model.step(settings, self.ratings, self.state, self._curves(), now - self._started_at, dt)
@@ -185,7 +203,7 @@ class SimulatedDer:
     # -- binary outputs ------------------------------------------------------------------
     def _binary(self, command: BinaryCommand, mode: Mode, now: float) -> CommandStatus:
         point = self.map.get(Kind.BO, command.index)
-        if point is None:
+        if point is None or not self.serves(point):
             return CommandStatus.NOT_SUPPORTED
         state = command.state()
         if state is None:
@@ -197,15 +215,15 @@ class SimulatedDer:
             refusal = self._refuse_enable(function)
             if refusal is not None:
                 return refusal
+        refusal = self.run.refusal(command.index, state)
+        if refusal is not None:
+            return refusal
         if mode == "select":
             return CommandStatus.SUCCESS
         self._set_output(point, state, now)
         if function is not None:
             self._set_inputs_online(function, state, now)
-        if command.index == P.START and state:
-            self._started = True
-        elif command.index == P.STOP and state:
-            self._started = False
+        self.run.commanded(command.index, state, now)
         return CommandStatus.SUCCESS
 
     def _refuse_enable(self, function: DerFunction) -> CommandStatus | None:
@@ -227,7 +245,7 @@ class SimulatedDer:
     # -- analog outputs ------------------------------------------------------------------
     def _analog(self, command: AnalogCommand, mode: Mode, now: float) -> CommandStatus:
         point = self.map.get(Kind.AO, command.index)
-        if point is None:
+        if point is None or not self.serves(point):
             return CommandStatus.NOT_SUPPORTED
         value = command.value
         if isinstance(value, float):
@@ -266,6 +284,8 @@ class SimulatedDer:
         if using is None:
             return None
         _, types = using
+        if value == 0:
+            return None  # names no curve
         if not curves.exists(value):
             return self.statuses.no_such_curve
         curve = curves.curve(value)
@@ -325,10 +345,21 @@ class SimulatedDer:
         return [
             (_TYPE_OF_KIND[p.kind], p.index)
             for p in self.map.function_points(function)
-            if p.kind.is_input and not (p.kind is Kind.BI and p.index in keep)
+            if p.kind.is_input and not (p.kind is Kind.BI and p.index in keep) and self.serves(p)
         ]
 
+    def _latched(self, index: int) -> bool | None:
+        stored = self.database.point("bo", index)
+        return None if stored is None else bool(stored.value)
+
+    def _latch(self, index: int, state: bool, now: float) -> None:
+        point = self.map.get(Kind.BO, index)
+        if point is not None and self.serves(point):
+            self._set_output(point, state, now)
+
     def _set_inputs_online(self, function: DerFunction, online: bool, now: float) -> None:
+        if not online and self._online_when_disabled:
+            return
         for type, index in self._function_inputs(function):
             point = self.database.get(type, index)
             flags = point.flags | ONLINE if online else point.flags & ~ONLINE
@@ -382,7 +413,7 @@ class SimulatedDer:
             + self._engineering(Kind.AO, P.VREF_OFFSET, 0.0),
             fnom=self._engineering(Kind.AO, P.FNOM, 60.0),
             connected=bool(self._raw("bo", P.SWITCH, True)),
-            started=self._started,
+            started=self.run.started,
             locked=bool(self._raw("bo", P.LOCKOUT, False)),
             charge_discharge=self._setting(P.CHARGE_DISCHARGE, P.CHARGE_DISCHARGE_TARGET),
             limit_generating=self._setting(P.ACTIVE_POWER_LIMIT, P.LIMIT_GENERATING),

@@ -1,7 +1,7 @@
 """The simulated DER's own Device Profile document (``gridwire sim --der
 --write-device-profile FILE``; ``console --demo`` gives it to the demo outstation).
 
-Each point is declared as the DER serves it: its name and section from the tables, its event
+Each point the DER serves is declared as it serves it: its name and section from the tables, its event
 class, deadband and variations from the database the DER built (output statuses report no
 events of their own: their mirror inputs do), in class 0 (the outstation's class 0 response
 carries every static point), and an analog point's range, scale and units from the tables.
@@ -75,5 +75,5 @@ def der_device_profile(
         author=f"gridwire {__version__}",
     )
     return write_device_profile(
-        facts, implementation_table(), (_entry(der, p) for p in der.map.points)
+        facts, implementation_table(), (_entry(der, p) for p in der.map.points if der.serves(p))
     )

@@ -1,0 +1,40 @@
+"""Rules the simulated DER breaks on purpose, so that an evaluation's check can be seen to
+fail a DER that breaks them. All are off unless named (``SimulatedDer(misbehave=...)``;
+``gridwire sim --der --misbehave NAME`` or ``"misbehave": [NAME, ...]`` in its settings,
+beside the outstation's own of :mod:`gridwire.outstation.misbehaviour`).
+
+``inputs_online_when_disabled``
+    A disabled function's inputs keep ONLINE (the profile has them sent offline while it is
+    disabled): the mode checks' "inputs offline" fails.
+``start_without_permission``
+    A start (BO1 on) is accepted while the permission to start (BO3) is withdrawn:
+    SERV-001.2 fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from gridwire.outstation.misbehaviour import MISBEHAVIOURS, misbehaviours
+from gridwire.simulator.run_state import START_WITHOUT_PERMISSION
+
+INPUTS_ONLINE_WHEN_DISABLED: Final = "inputs_online_when_disabled"
+DER_MISBEHAVIOURS: Final = {
+    INPUTS_ONLINE_WHEN_DISABLED: "keep ONLINE on a disabled function's inputs",
+    START_WITHOUT_PERMISSION: "accept a start while the permission to start is withdrawn",
+}
+SIM_MISBEHAVIOURS: Final = {**MISBEHAVIOURS, **DER_MISBEHAVIOURS}
+"""Every rule ``gridwire sim`` can break: the outstation's and the simulated DER's."""
+
+
+def der_misbehaviours(names: Iterable[str]) -> frozenset[str]:
+    """The names given, checked; ConfigError naming one the simulated DER does not know."""
+    return misbehaviours(names, DER_MISBEHAVIOURS)
+
+
+def split_misbehaviours(names: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The names given, checked against every rule ``gridwire sim`` can break (ConfigError
+    naming one it cannot): the outstation's, then the simulated DER's."""
+    chosen = misbehaviours(names, SIM_MISBEHAVIOURS)
+    return chosen - DER_MISBEHAVIOURS.keys(), chosen & DER_MISBEHAVIOURS.keys()
