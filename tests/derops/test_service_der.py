@@ -194,6 +194,12 @@ async def test_accepted_commands_are_logged_with_points_values_and_result(
     async with der_service("http") as api:
         ok(await api.call("der.write", "der", points={"AO88": 60}, verify=True))
         ok(await api.call("der.read", "der", names=["AO88"]))
+        ok(await api.call("der.enable", "der", function="volt-var"))
+        ok(await api.call("der.disable", "der", function="volt-var"))
+        ok(await api.call("der.curve", "der", number=2))
+        ok(await api.call("der.curve", "der"))
+        curve = {"number": 4, "type": 5, "x_units": 129, "y_units": 5, "points": [[100, 90]]}
+        ok(await api.call("der.write_curve", "der", **curve))
     logged = [
         r.message
         for r in caplog.records
@@ -202,6 +208,17 @@ async def test_accepted_commands_are_logged_with_points_values_and_result(
     [line] = [m for m in logged if m.startswith("command der.write on der")]
     assert '"AO88":60' in line and '"status":"SUCCESS"' in line and '"verified":true' in line
     assert not any(m.startswith("command der.read") for m in logged)  # a read is no command
+    commands = [m for m in logged if m.startswith("command der.")]
+    assert [m.split(" ")[1] for m in commands] == [
+        "der.write",
+        "der.enable",
+        "der.disable",
+        "der.curve",  # with a number only
+        "der.write_curve",
+    ]
+    assert '"function":"volt-var"' in commands[1] and '"enabled":true' in commands[1]
+    assert '"number":2' in commands[3] and '"selected":{' in commands[3]
+    assert '"points":[[100,90]]' in commands[4] and '"matches":true' in commands[4]
     derops = [r.message for r in caplog.records if r.name == "gridwire.derops"]
     assert any("der.write der [('AO88', 60, 600, 60.0)]" in m for m in derops)
 

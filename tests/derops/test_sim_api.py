@@ -6,6 +6,7 @@ checked here is what the procedures send, in what order, and how they read the a
 from __future__ import annotations
 
 import dataclasses
+import logging
 
 import pytest
 
@@ -344,7 +345,10 @@ async def test_a_read_answered_in_part_keeps_the_points_that_came() -> None:
         assert qualities(result.points) == ["good", "good", "not_reported", "good", "good"]
 
 
-async def test_without_control_parameters_are_checked_first_and_nothing_is_sent() -> None:
+async def test_without_control_parameters_are_checked_first_and_nothing_is_sent(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING)
     async with simulated(allow_control=False) as s:
         frames = s.frames()
         with pytest.raises(RequestError, match="outside the tables' range"):
@@ -359,6 +363,10 @@ async def test_without_control_parameters_are_checked_first_and_nothing_is_sent(
             await s.der.write_curve(4, 2, 129, 2, [])
         assert s.frames() == frames
         assert (await s.der.curve()).number == 1  # reading needs no control
+    warned = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert [r.getMessage() for r in warned] == [
+        "operate on der refused: control is not allowed"
+    ] * 4
 
 
 async def test_an_outstation_with_no_profile_or_no_connection() -> None:
