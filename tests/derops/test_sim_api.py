@@ -364,9 +364,7 @@ async def test_without_control_parameters_are_checked_first_and_nothing_is_sent(
         assert s.frames() == frames
         assert (await s.der.curve()).number == 1  # reading needs no control
     warned = [r for r in caplog.records if r.levelno == logging.WARNING]
-    assert [r.getMessage() for r in warned] == [
-        "operate on der refused: control is not allowed"
-    ] * 4
+    assert len(warned) == 4 and all("refused" in r.getMessage() for r in warned)
 
 
 async def test_an_outstation_with_no_profile_or_no_connection() -> None:
