@@ -84,7 +84,7 @@ async def test_a_schedule_waits_for_the_connection_without_spinning(
         try:
             await master.add(settings(out.port))
             await master.disconnect("s")
-            caplog.set_level(logging.DEBUG, logger="gridwire.master.tasks")
+            caplog.set_level(logging.DEBUG, logger="gridwire.master.schedules")
             cpu = time.process_time()
             await master.repeat("s", "class1", MIN_SCAN_INTERVAL)
             await asyncio.sleep(1.0)  # ten intervals with nothing to scan

@@ -8,7 +8,7 @@ the master's real session unchanged.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
 
 from gridwire.dnp3.app.fragments import Response
@@ -39,12 +39,16 @@ class ExchangeResult:
     ``sent_ms`` is the wall-clock time the request's last octet was handed to the
     connection; ``received_ms`` the wall-clock time the first response fragment arrived
     (None when none did). ``responses`` are the parsed response fragments in order.
+    ``notes`` name, in order, what arrived for the request that broke the application
+    layer's rules (:mod:`gridwire.master.exchange`: a response with the wrong sequence
+    number, a first fragment without FIR...), for a caller judging the outstation.
     """
 
     record: Exchange
     responses: list[Response]
     sent_ms: float | None
     received_ms: float | None
+    notes: list[str] = field(default_factory=list)
 
 
 class SessionLike(Protocol):

@@ -10,21 +10,26 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gridwire.dnp3.transport import DEFAULT_MAX_FRAGMENT, MAX_PAYLOAD
-from gridwire.errors import NotAllowed, RequestError
+from gridwire.master.tasks.catalogue import TASK_NAMES, WRITING_TASKS
+from gridwire.master.tasks.settings import TaskSettings
 
-TASK_NAMES = (
-    "startup",
-    "clear_restart",
-    "write_time",
-    "events_when_indicated",
-    "integrity_on_overflow",
-    "enable_unsolicited",
-)
-# The tasks that write to the outstation: only a master allowed to command may run them.
-WRITING_TASKS = frozenset({"clear_restart", "write_time"})
+__all__ = [
+    "HOST_LENGTH",
+    "MAX_REQUEST_FRAGMENT",
+    "MIN_SCAN_INTERVAL",
+    "NAME_LENGTH",
+    "PATH_LENGTH",
+    "TASK_NAMES",
+    "WRITING_TASKS",
+    "OutstationSettings",
+    "TaskSettings",
+    "TlsSettings",
+    "effective_tasks",
+]
+
 MIN_SCAN_INTERVAL = 0.1
 """The shortest interval of a scan on a schedule, in seconds (``repeat`` and the interval
 settings): ten scans a second, faster than any outstation is polled in service; a master
@@ -38,66 +43,6 @@ HOST_LENGTH: Final = 253
 MAX_REQUEST_FRAGMENT: Final = 65535
 """The largest ``max_request_fragment`` that can be set (the most the outstation's own
 ``max_fragment`` takes)."""
-
-
-class TaskSettings(BaseModel):
-    """The tasks in force for one outstation."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    startup: bool = True
-    clear_restart: bool = False
-    write_time: bool = False
-    events_when_indicated: bool = True
-    integrity_on_overflow: bool = True
-    enable_unsolicited: list[int] = Field(default_factory=list)
-
-    @field_validator("enable_unsolicited")
-    @classmethod
-    def _classes(cls, value: list[int]) -> list[int]:
-        for c in value:
-            if c not in (1, 2, 3):
-                raise ValueError(f"event class {c} is not 1, 2 or 3")
-        return sorted(set(value))
-
-    @classmethod
-    def defaults(cls, allow_control: bool) -> TaskSettings:
-        """Every task at its default: the writing tasks on only when control is allowed."""
-        return cls(clear_restart=allow_control, write_time=allow_control)
-
-    @classmethod
-    def none(cls) -> TaskSettings:
-        """Every task off (what ``manual`` starts from)."""
-        return cls(
-            startup=False,
-            clear_restart=False,
-            write_time=False,
-            events_when_indicated=False,
-            integrity_on_overflow=False,
-            enable_unsolicited=[],
-        )
-
-    def merged(self, changes: dict[str, Any], allow_control: bool) -> TaskSettings:
-        """These tasks with ``changes`` laid over them.
-
-        RequestError for an unknown task or a value of the wrong kind; NotAllowed for turning
-        on a writing task without control (turning one off is always accepted).
-        """
-        unknown = sorted(set(changes) - set(TASK_NAMES))
-        if unknown:
-            raise RequestError(
-                f"unknown task {', '.join(unknown)} (tasks: {', '.join(TASK_NAMES)})"
-            )
-        for name in sorted(WRITING_TASKS & set(changes)):
-            if changes[name] is True and not allow_control:
-                raise NotAllowed(
-                    f"task {name} writes to the outstation; the master was not started "
-                    "with control allowed"
-                )
-        try:
-            return TaskSettings.model_validate({**self.model_dump(), **changes}, strict=True)
-        except ValidationError as exc:
-            raise RequestError(f"tasks: {_first_error(exc)}") from None
 
 
 class TlsSettings(BaseModel):
@@ -180,9 +125,3 @@ def effective_tasks(settings: OutstationSettings, allow_control: bool) -> TaskSe
     laid over them."""
     base = TaskSettings.none() if settings.manual else TaskSettings.defaults(allow_control)
     return base.merged(settings.tasks, allow_control)
-
-
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"])
-    return f"{where}: {err['msg']}" if where else str(err["msg"])

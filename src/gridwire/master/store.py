@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from itertools import repeat
 
+from gridwire.dnp3.app.fragments import Response
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.master.records import StoredValue
 
@@ -265,3 +266,23 @@ class EventLog:
         count = len(self._entries)
         self._entries.clear()
         return count
+
+
+def keep(response: Response, store: ValueStore, events: EventLog, now: float) -> None:
+    """The response's objects into the value store and the event log, header by header.
+    A header's objects all come from one variation, so the first says whether they are
+    points and events; those of a start-stop header are the points start, start + 1...
+    (as the decoder builds them), stored as one run."""
+    for header in response.headers:
+        objects = header.objects
+        if not objects:
+            continue
+        first = objects[0]
+        if first.event:
+            events.add(objects)
+        if first.type is None:
+            continue
+        if header.start is not None:
+            store.update_run(first.type, header.start, objects, now)
+        else:
+            store.update(objects, now)

@@ -1,0 +1,167 @@
+"""The life of one outstation's connection (DESIGN D16): connecting (with a wait, trying once
+a second), losing it, reconnecting every ``reconnect`` seconds after a loss (never after a
+failed connect or a disconnect), disconnecting, closing for good.
+
+The :class:`Connector` hands the connection to the session's :class:`Wire` and tells the
+session through two callbacks: ``on_up()`` once a connection is made (before its first
+octets are delivered) and ``on_down()`` once it ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Literal
+
+from gridwire.capture import Endpoint
+from gridwire.errors import ConnectionFailed
+from gridwire.master.connection import Connection, open_connection
+from gridwire.master.session_protocol import Clock
+from gridwire.master.settings import OutstationSettings
+from gridwire.master.wire import Wire
+
+log = logging.getLogger("gridwire.master.session")
+
+State = Literal["connecting", "connected", "disconnected"]
+
+CONNECT_TIMEOUT = 5.0
+CONNECT_RETRY = 1.0
+
+
+class Connector:
+    """Connects, reconnects and disconnects one outstation (see the module's notes)."""
+
+    def __init__(
+        self,
+        settings: OutstationSettings,
+        clock: Clock,
+        wire: Wire,
+        *,
+        on_data: Callable[[bytes], None],
+        on_up: Callable[[], None],
+        on_down: Callable[[], None],
+    ) -> None:
+        self.settings = settings
+        self.clock = clock
+        self.wire = wire
+        self._on_data = on_data
+        self._on_up = on_up
+        self._on_down = on_down
+        self.state: State = "disconnected"
+        self.last_error: str | None = None
+        # (master, outstation) ends of the latest connection, for captures.
+        self.endpoints: tuple[Endpoint, Endpoint] | None = None
+        self.up = asyncio.Event()  # set while connected
+        self._lock = asyncio.Lock()
+        self._reconnector: asyncio.Task[None] | None = None
+        self._closing = False
+        self._closed = False
+
+    @property
+    def name(self) -> str:
+        return self.settings.name
+
+    @property
+    def connected(self) -> bool:
+        return self.wire.connection is not None
+
+    async def connect(self, wait: float | None = None) -> None:
+        """Connect unless connected; with ``wait``, try once a second for that many seconds.
+        ConnectionFailed with the last reason when no attempt succeeded."""
+        if self._closed:
+            raise ConnectionFailed(f"outstation {self.name} was removed")
+        self._closing = False
+        async with self._lock:
+            if self.connected:
+                return
+            deadline = None if wait is None else self.clock.monotonic() + wait
+            while True:
+                try:
+                    await self._open()
+                    return
+                except ConnectionFailed as exc:
+                    self.last_error = str(exc)
+                    now = self.clock.monotonic()
+                    if deadline is None or now >= deadline or self._closing:
+                        raise
+                    await asyncio.sleep(min(CONNECT_RETRY, deadline - now))
+
+    async def _open(self) -> None:
+        s = self.settings
+        self.state = "connecting"
+        holder: list[Connection] = []
+
+        def lost(reason: str | None) -> None:
+            if holder:
+                self.lost(holder[0], reason)
+
+        try:
+            conn = await open_connection(
+                s.host,
+                s.port,
+                tls=s.tls,
+                on_data=self._on_data,
+                on_lost=lost,
+                within=min(CONNECT_TIMEOUT, max(s.response_timeout, 1.0)),
+            )
+        except ConnectionFailed:
+            self.state = "disconnected"
+            raise
+        holder.append(conn)
+        if self._closing or self._closed:
+            conn.close()
+            self.state = "disconnected"
+            raise ConnectionFailed(f"outstation {self.name} was disconnected while connecting")
+        self.wire.attach(conn)
+        self.up.set()
+        self.state = "connected"
+        self.last_error = None
+        self.endpoints = (conn.local, conn.remote)
+        self._on_up()
+        conn.start()
+
+    def lost(self, conn: Connection, reason: str | None) -> None:
+        """The connection ``conn`` ended (or is being closed by us)."""
+        if self.wire.connection is not conn:
+            return
+        self.wire.detach()
+        self.up.clear()
+        self.state = "disconnected"
+        if reason:
+            self.last_error = reason
+        self._on_down()
+        reconnecting = self._reconnector is not None and not self._reconnector.done()
+        if not self._closing and self.settings.reconnect is not None and not reconnecting:
+            self._reconnector = asyncio.get_running_loop().create_task(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        interval = self.settings.reconnect
+        assert interval is not None
+        while not self.connected and not self._closing:
+            await asyncio.sleep(interval)
+            if self._closing:
+                return
+            try:
+                await self.connect()
+            except ConnectionFailed as exc:
+                log.debug("reconnecting %s: %s", self.name, exc)
+
+    async def disconnect(self) -> None:
+        """Close the connection; no reconnection follows."""
+        self._closing = True
+        reconnector, self._reconnector = self._reconnector, None
+        if reconnector is not None and reconnector is not asyncio.current_task():
+            reconnector.cancel()
+        conn = self.wire.connection
+        if conn is None:
+            self.state = "disconnected"
+            return
+        self.lost(conn, None)
+        conn.close()
+        await conn.wait_closed()
+
+    async def close(self) -> None:
+        """Disconnect for good: no connect is accepted afterwards."""
+        self._closed = True
+        await self.disconnect()

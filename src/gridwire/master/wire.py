@@ -1,0 +1,138 @@
+"""The session's wire: where its octets meet the connection, and where every frame is kept.
+
+:meth:`Wire.send` is the one place octets leave the master for an outstation: a request
+passes the wire gate (:mod:`gridwire.master.gate`) first, then whatever leaves goes through
+the deviations hook (:class:`gridwire.master.deviations.Deviations`), which may hold some of
+it back for a while (a late confirmation) without holding up anything else. Every frame
+written, and every frame received (:meth:`Wire.received`), is logged in the trace, published
+as a ``frame`` update when someone listens, and written to the capture.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from gridwire.capture import CaptureError, Direction, RotatingPcapWriter, TcpFlow
+from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.dnp3.link import Dropped, LinkFrame
+from gridwire.errors import ConnectionFailed
+from gridwire.master import gate
+from gridwire.master.bus import EventBus
+from gridwire.master.connection import Connection
+from gridwire.master.deviations import Deviations
+from gridwire.master.session_protocol import Clock
+from gridwire.master.trace import FrameLog
+
+log = logging.getLogger("gridwire.master.session")
+
+
+class Wire:
+    """The connection of one outstation (``name``) as the session writes to it and records
+    it; ``connection`` is None while there is none."""
+
+    __slots__ = (
+        "_bus",
+        "_capture",
+        "_flow",
+        "allow_control",
+        "clock",
+        "connection",
+        "deviations",
+        "frames",
+        "name",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        allow_control: bool,
+        clock: Clock,
+        bus: EventBus,
+        frames: FrameLog,
+        deviations: Deviations,
+        capture: RotatingPcapWriter | None,
+    ) -> None:
+        self.name = name
+        self.allow_control = allow_control
+        self.clock = clock
+        self.frames = frames
+        self.deviations = deviations
+        self.connection: Connection | None = None
+        self._bus = bus
+        self._capture = capture
+        self._flow: TcpFlow | None = None
+
+    def attach(self, conn: Connection) -> None:
+        """``conn`` is the connection from now on (a capture gets a flow of its own)."""
+        self.connection = conn
+        self._flow = None
+        if self._capture is not None:
+            try:
+                self._flow = TcpFlow(conn.local, conn.remote)
+            except CaptureError as exc:
+                log.warning("capture of %s not possible: %s", self.name, exc)
+
+    def detach(self) -> None:
+        """There is no connection any more (what a deviation held back is not written)."""
+        self.connection = None
+
+    def send(self, kind: str, function: FunctionCode | None, frames: list[bytes]) -> float:
+        """Write ``frames`` of ``kind`` (``request``, ``confirm``, ``unsolicited_confirm``,
+        ``link``): the gate for a request, then the deviations hook. Returns the wall-clock
+        time (ms) they were handed to the connection. Confirmations and link replies answer
+        the outstation and command nothing. ConnectionFailed when there is no connection."""
+        if kind == "request" and function is not None:
+            gate.check(function, self.allow_control)
+        conn = self.connection
+        if conn is None:
+            raise ConnectionFailed(f"outstation {self.name} is not connected")
+        if self.deviations:
+            items = self.deviations.outgoing(kind, function, frames, self.clock.monotonic())
+            self._write_items(conn, items)
+        else:
+            for octets in frames:
+                self._write(conn, octets)
+        return self.clock.wall_ms()
+
+    def received(self, frames: list[LinkFrame | Dropped], now_ms: float) -> None:
+        """Frames (and runs of dropped octets) just read from the connection, in order."""
+        log_received = self.frames.log_received
+        for item in frames:
+            raw = item.raw if isinstance(item, LinkFrame) else item.octets
+            self._logged(log_received(item, now_ms), Direction.TO_MASTER, raw, now_ms)
+
+    def _write_items(self, conn: Connection, items: list[tuple[float, bytes]]) -> None:
+        """Write (delay, octets) in order: those due now at once, the rest by a timer that
+        holds up nothing else."""
+        for position, (delay, octets) in enumerate(items):
+            if delay > 0:
+                rest = [(d - delay, o) for d, o in items[position:]]
+                rest[0] = (0.0, rest[0][1])
+                asyncio.get_running_loop().call_later(delay, self._write_later, conn, rest)
+                return
+            self._write(conn, octets)
+
+    def _write_later(self, conn: Connection, items: list[tuple[float, bytes]]) -> None:
+        if conn is self.connection:
+            self._write_items(conn, items)
+
+    def _write(self, conn: Connection, octets: bytes) -> None:
+        conn.write(octets)
+        now_ms = self.clock.wall_ms()
+        frame_id = self.frames.log_sent(octets, now_ms)
+        self._logged(frame_id, Direction.TO_OUTSTATION, octets, now_ms)
+
+    def _logged(self, frame_id: int, direction: Direction, octets: bytes, time_ms: float) -> None:
+        """Publish a frame just logged (its record is built only when someone listens) and
+        write it to the capture."""
+        if self._bus.subscribers:
+            record = self.frames.record(frame_id)
+            self._bus.publish("frame", {"outstation": self.name, "frame": record})
+        if self._capture is not None and self._flow is not None:
+            try:
+                self._capture.write(self._flow, direction, octets, time_ms / 1000.0)
+            except (CaptureError, OSError) as exc:
+                log.warning("capture write failed, capture of %s stops: %s", self.name, exc)
+                self._flow = None
