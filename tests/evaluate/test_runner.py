@@ -39,7 +39,8 @@ async def test_unwritten_checks_are_not_run_never_passed() -> None:
             assert result.detail != "not implemented in this build"
     assert report.summary.not_run >= len(unwritten)
     assert (report.tool, report.outstation, report.allow_control) == ("gridwire", NAME, True)
-    assert report.started.endswith("Z") and report.settle == 5.0 and report.curves is None
+    assert report.started.endswith("Z") and report.settle == 5.0
+    assert report.curves == 4  # not given: counted once by the first mode check naming curves
     assert report.tables.startswith("gridwire demo DER")
 
 
