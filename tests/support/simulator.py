@@ -15,10 +15,20 @@ from tests.support.processes import running
 
 
 @contextmanager
-def der_sim_with_profile(path: Path) -> Iterator[tuple[int, list[str]]]:
-    """The port the simulated DER listens on, and the lines it printed until it listened."""
+def der_sim_with_profile(path: Path, *options: str) -> Iterator[tuple[int, list[str]]]:
+    """The port the simulated DER listens on, and the lines it printed until it listened;
+    ``options`` are more of ``gridwire sim``'s (``--misbehave NAME``...)."""
     port = free_port()
-    command = [sys.executable, "-m", "gridwire", "sim", "--der", "--bind", f"127.0.0.1:{port}"]
+    command = [
+        sys.executable,
+        "-m",
+        "gridwire",
+        "sim",
+        "--der",
+        "--bind",
+        f"127.0.0.1:{port}",
+        *options,
+    ]
     with running(
         [*command, "--write-device-profile", str(path)],
         stdout=subprocess.PIPE,

@@ -1,10 +1,15 @@
-"""CONN-001 and SERV-001 on a DER numbered by a list we did not write: AN2018's points
+"""The writing checks against DERs we did not configure by hand.
+
+CONN-001 and SERV-001 on a DER numbered by a list we did not write: AN2018's points
 (EPRI's DNP3 application note, the predecessor of IEEE 1815.2, in ../shared/data/an2018),
 its outputs paired with their inputs as its ``mapped_input`` column says. There AO6-AO12 are
 read back on AI50-AI56, AO13-AO17 have no input, BO3 alone (permission to start) is mirrored
 (BI16), BO5 (the switch) is not, and the permissions start off (not granted). The simulated
 DER serves that map: SERV-001 writes AO6-AO15 and reads back the mirrored ones, notes the
-rest, grants the permissions it needs, stops and starts the DER, and puts all back."""
+rest, grants the permissions it needs, stops and starts the DER, and puts all back.
+
+And ``gridwire sim --der --misbehave ...`` as a subprocess, evaluated by ``gridwire
+evaluate``: the checks its misbehaviours break fail, saying what was seen."""
 
 from __future__ import annotations
 
@@ -12,14 +17,17 @@ import asyncio
 import csv
 from pathlib import Path
 
+import orjson
 import pytest
 
+from gridwire.cli import main
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Address, Kind, Point
 from gridwire.evaluate import Options, evaluate
 from gridwire.simulator import SimulatedDer
 from tests.derops.simulated import NAME, simulated
 from tests.support.shared import shared_file
+from tests.support.simulator import der_sim_with_profile
 
 NO_INPUT = "65535"
 LAST = {"BO": 5, "BI": 30, "AO": 17, "AI": 60}
@@ -82,3 +90,36 @@ async def test_serv_001_on_an2018_numbering_writes_reads_back_and_notes_what_has
         "BO4 has no mirror served: not toggled",
         "found started",
     ]
+
+
+def test_gridwire_sim_misbehaving_fails_gridwire_evaluate_saying_what_was_seen(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As a lab runs it: gridwire sim (a subprocess) told to misbehave, gridwire evaluate.
+    misbehave = ["--misbehave", "inputs_online_when_disabled"]
+    misbehave += ["--misbehave", "start_without_permission"]
+    report = tmp_path / "report.json"
+    with der_sim_with_profile(tmp_path / "profile.xml", *misbehave) as (port, _):
+        code = main(
+            [
+                "evaluate",
+                "der",
+                "--outstation",
+                f"der=127.0.0.1:{port}",
+                "--profile",
+                "--allow-control",
+                *("--check", "SERV-001.2", "--check", "CVAR-001", "--check", "SERV-001.3"),
+                *("--settle", "2", "--report", str(report)),
+            ]
+        )
+    assert code == 1, capsys.readouterr()
+    results = {r["id"]: r for r in orjson.loads(report.read_bytes())["results"]}
+    assert results["SERV-001.2"]["verdict"] == "failed"
+    assert results["SERV-001.2"]["detail"] == (
+        "the start (BO1 on) without permission was accepted (BO1 SUCCESS)"
+    )
+    assert results["SERV-001.3"]["verdict"] == "passed"
+    assert results["CVAR-001"]["verdict"] == "failed"
+    assert results["CVAR-001"]["detail"].startswith(
+        "Constant VArs disabled, its inputs: AI277 is not offline: flags ONLINE;"
+    )
