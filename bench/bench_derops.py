@@ -9,6 +9,11 @@ given the purpose ``Bench``. For comparison, the same READ made by ``Master.read
 (its answer the Exchange, as the ``read`` operation gives it). Peak memory is the most Python allocated during one call
 (tracemalloc, in a separate call: tracing slows the timed ones). Run with ``make bench`` or
 ``.venv/bin/python -m bench derops``.
+
+In process, with no wire: the names of a der.read of 2048 points resolved the first time and
+again (the service resolves a message twice: checked, then carried out), and the simulated
+DER taking a 100-point curve's 205 controls (selector, count, 200 X and Y): the event loop is
+held that long when it runs in the console's process (``console --demo``).
 """
 
 from __future__ import annotations
@@ -32,8 +37,11 @@ from gridwire.der.mapfile import save_map
 from gridwire.der.pointmap import PointMap
 from gridwire.derops import DerMaster
 from gridwire.derops.ranges import ranges_of, request_of
+from gridwire.derops.read import read_targets
 from gridwire.master import OutstationSettings
+from gridwire.outstation.controls import AnalogCommand
 from gridwire.service.encoding import encode
+from gridwire.simulator import SimulatedDer
 
 GROUP = "Bench"
 GROUP_SIZE = 300
@@ -130,7 +138,40 @@ async def _run(tables: Path, port: int) -> None:
         await master.close()
 
 
+def _best_ms(run: Callable[[], object], repeats: int = 20) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - started)
+    return best * 1000.0
+
+
+def in_process() -> None:
+    """Name resolution and the simulated DER's curve window, without the wire."""
+    demo = demo_map()
+    names = ([p.name for p in demo.points if p.kind.is_input] * 5)[:2048]
+    started = time.perf_counter()
+    read_targets(demo, names)
+    first = (time.perf_counter() - started) * 1000.0
+    again = _best_ms(lambda: read_targets(demo, names))
+    print(f"   der.read names (2048)    first {first:6.2f} ms  again {again:6.2f} ms")
+    block = demo.curve_block
+    assert block is not None
+    writes = [(block.selector, 4), (block.output(2), 100)]
+    writes += [(block.output(5 + n), n) for n in range(200)]
+
+    def curve() -> None:
+        der = SimulatedDer()
+        for index, value in writes:
+            der.control(AnalogCommand(index, value, 1), "direct", 0.0)
+
+    made = _best_ms(SimulatedDer, 5)
+    print(f"   sim: 100-point curve      {_best_ms(curve, 5) - made:6.2f} ms for 202 controls")
+
+
 def main() -> None:
+    in_process()
     with tempfile.TemporaryDirectory() as folder:
         tables = Path(folder) / "bench-map.json"
         save_map(bench_map(), tables)
