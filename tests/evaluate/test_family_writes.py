@@ -2,7 +2,7 @@
 21 mode checks (family modes), through the whole run against gridwire's simulated DER over
 TCP. The simulated DER passes every applicable one and is left as it was found; made to
 misbehave on purpose (the settings ``gridwire sim`` takes: ``inputs_online_when_disabled``,
-``start_without_permission``; a switch whose mirror does not follow; a point of a function it
+``start_without_permission``; a switch, a stop or a setting accepted and ignored; a point of a function it
 does not support served) the matching check fails with a detail saying what was seen."""
 
 from __future__ import annotations
@@ -137,23 +137,52 @@ async def test_a_start_accepted_without_permission_fails_serv_001_2() -> None:
     assert results["SERV-001.3"].verdict == "passed"
 
 
-class StuckSwitch(SimulatedDer):
-    """Accepts BO5 (the connect/disconnect switch) but never moves it."""
+class Ignores(SimulatedDer):
+    """Accepts a control of the binary (``bo``) or analog (``ao``) outputs named but does
+    nothing with it."""
+
+    def __init__(self, *ignored: tuple[str, int]) -> None:
+        super().__init__()
+        self.ignored = set(ignored)
 
     def control(self, command: Command, mode: Mode, now: float) -> CommandStatus:
-        if isinstance(command, BinaryCommand) and command.index == 5:
+        kind = "bo" if isinstance(command, BinaryCommand) else "ao"
+        if (kind, command.index) in self.ignored:
             return CommandStatus.SUCCESS
         return super().control(command, mode, now)
 
 
 async def test_a_switch_whose_mirror_does_not_follow_fails_conn_001() -> None:
-    async with simulated(device=StuckSwitch()) as s:
+    async with simulated(device=Ignores(("bo", 5))) as s:
         report = await run(s, ["CONN-001"])
     result = report.results[0]
     assert result.verdict == "failed"
     assert result.detail == (
         "the connect/disconnect switch: after BO5 latched off: BI23 (Connect/disconnect "
         "switch closed) is True, not False"
+    )
+
+
+async def test_a_stop_that_does_not_stop_fails_serv_001() -> None:
+    async with simulated(device=Ignores(("bo", 2))) as s:
+        report = await run(s, ["SERV-001"])
+    result = report.results[0]
+    assert result.verdict == "failed"
+    assert result.detail == (
+        "after the stop (BO2 on): BI15 (Stopped (ceased to energize)) is False, not True; "
+        "BI14 (Started (in service)) is True, not False; BI13 (Stopping (ceasing to "
+        "energize)) is False, not True"
+    )
+
+
+async def test_a_setting_not_taken_fails_its_mode_check_naming_the_readback() -> None:
+    async with simulated(device=Ignores(("ao", 82))) as s:
+        report = await run(s, ["APL-001"])
+    result = report.results[0]
+    assert result.verdict == "failed"
+    assert result.detail == (
+        "Active Power Limit disabled, value set 1: AI142 reads 0, not 200 (within 0.5) as "
+        "written to AO82 (200 transmitted)"
     )
 
 
