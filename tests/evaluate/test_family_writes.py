@@ -2,8 +2,9 @@
 21 mode checks (family modes), through the whole run against gridwire's simulated DER over
 TCP. The simulated DER passes every applicable one and is left as it was found; made to
 misbehave on purpose (the settings ``gridwire sim`` takes: ``inputs_online_when_disabled``,
-``start_without_permission``; a switch, a stop or a setting accepted and ignored; a point of a function it
-does not support served) the matching check fails with a detail saying what was seen."""
+``start_without_permission``; a switch, a stop or a setting accepted and ignored; a point of
+a function it does not support served) the matching check fails with a detail saying what
+was seen."""
 
 from __future__ import annotations
 
