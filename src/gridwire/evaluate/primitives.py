@@ -70,7 +70,8 @@ def accepted(result: OperateResult, what: str) -> None:
 
 def refused(ctx: CheckContext, result: OperateResult, what: str, usual: str) -> None:
     """Every control was refused; Failed "<what> was accepted" otherwise. A refusal with a
-    status other than ``usual`` passes, with a note naming both."""
+    status other than ``usual`` passes, with a note naming both (once per status, however
+    many controls the request carried)."""
     _answered_operate(result, what)
     if not result.statuses:
         indications = ", ".join(result.exchanges[-1].indications) or "none"
@@ -80,8 +81,9 @@ def refused(ctx: CheckContext, result: OperateResult, what: str, usual: str) -> 
         point = f"{status.type.upper()}{status.index}"
         if status.status == SUCCESS:
             raise Failed(f"{what} was accepted ({point} SUCCESS)")
-        if status.status != usual:
-            ctx.note(f"{what} was refused {status.status or 'with no status'}, not {usual}")
+    others = {s.status: None for s in result.statuses if s.status != usual}
+    for other in others:
+        ctx.note(f"{what} was refused {other or 'with no status'}, not {usual}")
 
 
 # --- points as read ------------------------------------------------------------------------

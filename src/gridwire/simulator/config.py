@@ -13,7 +13,7 @@ Keys of the file (all optional; documented in docs/outstation.md)::
 its own file). ``misbehave`` names rules the outstation breaks on purpose
 (:mod:`gridwire.outstation.misbehaviour`: ``accept_bad_crc``, ``forget_unconfirmed_events``)
 and, with ``der``, rules the simulated DER breaks (:mod:`gridwire.simulator.misbehaviour`:
-``inputs_online_when_disabled``, ``start_without_permission``).
+``inputs_online_when_disabled``, ``start_without_permission``, ``accept_locked_curve_edits``).
 
 Relative file names in the file are taken relative to the file's folder.
 """

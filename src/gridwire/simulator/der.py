@@ -50,7 +50,11 @@ from gridwire.outstation.points import ONLINE, PointType, Value
 from gridwire.simulator import model
 from gridwire.simulator import profile as P
 from gridwire.simulator.curves import CurveStore
-from gridwire.simulator.misbehaviour import INPUTS_ONLINE_WHEN_DISABLED, der_misbehaviours
+from gridwire.simulator.misbehaviour import (
+    ACCEPT_LOCKED_CURVE_EDITS,
+    INPUTS_ONLINE_WHEN_DISABLED,
+    der_misbehaviours,
+)
 from gridwire.simulator.run_state import RunState
 from gridwire.simulator.served import unserved_points
 
@@ -98,6 +102,7 @@ class SimulatedDer:
         self.map = point_map if point_map is not None else demo_map()
         self.misbehave = der_misbehaviours(misbehave)
         self._online_when_disabled = INPUTS_ONLINE_WHEN_DISABLED in self.misbehave
+        self._curve_lock = ACCEPT_LOCKED_CURVE_EDITS not in self.misbehave
         self.database = Database(clock, event_capacity)
         self.statuses = curve_statuses or CurveStatuses()
         self.variations: Variations = dict(variations or {})
@@ -277,7 +282,7 @@ class SimulatedDer:
         if index == block.selector:
             return None if curves.exists(value) else self.statuses.no_such_curve
         if index in block.outputs():
-            if self._referenced_by_enabled(curves.selected):
+            if self._curve_lock and self._referenced_by_enabled(curves.selected):
                 return self.statuses.referenced
             return None
         using = self._curve_settings.get(index)

@@ -9,6 +9,10 @@ beside the outstation's own of :mod:`gridwire.outstation.misbehaviour`).
 ``start_without_permission``
     A start (BO1 on) is accepted while the permission to start (BO3) is withdrawn:
     SERV-001.2 fails.
+``accept_locked_curve_edits``
+    An edit of the curve shown (its type, number of points, units or points) is accepted
+    while an enabled function names it (the curve lock is not kept): CURVE-002 and
+    CURVE-002.2 fail.
 """
 
 from __future__ import annotations
@@ -20,9 +24,11 @@ from gridwire.outstation.misbehaviour import MISBEHAVIOURS, misbehaviours
 from gridwire.simulator.run_state import START_WITHOUT_PERMISSION
 
 INPUTS_ONLINE_WHEN_DISABLED: Final = "inputs_online_when_disabled"
+ACCEPT_LOCKED_CURVE_EDITS: Final = "accept_locked_curve_edits"
 DER_MISBEHAVIOURS: Final = {
     INPUTS_ONLINE_WHEN_DISABLED: "keep ONLINE on a disabled function's inputs",
     START_WITHOUT_PERMISSION: "accept a start while the permission to start is withdrawn",
+    ACCEPT_LOCKED_CURVE_EDITS: "accept edits of a curve an enabled function names",
 }
 SIM_MISBEHAVIOURS: Final = {**MISBEHAVIOURS, **DER_MISBEHAVIOURS}
 """Every rule ``gridwire sim`` can break: the outstation's and the simulated DER's."""
