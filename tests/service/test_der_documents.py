@@ -83,6 +83,8 @@ async def test_der_document_of_an_outstation_not_connected(kind: str, tmp_path: 
         assert error(added, "connection")  # it stays added, not connected
         layout = ok(await api.call("der.document", "off"))
         assert layout["title"] == "Opendnp3 profile"
+        entries = {o["name"]: o for o in ok(await api.call("status"))["outstations"]}
+        assert entries["off"]["device_profile"] == str(mine)  # status says which document
         error(
             await api.call("add", **outstation(nobody, name="bare", reconnect=None).model_dump()),
             "connection",

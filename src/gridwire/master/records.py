@@ -186,6 +186,7 @@ class OutstationStatus:
     outstation_address: int
     master_address: int
     profile: str | None
+    device_profile: str | None
     indications: list[str]
     last_error: str | None
     schedules: dict[str, float]

@@ -171,6 +171,7 @@ class Session:
             outstation_address=s.outstation_address,
             master_address=s.master_address,
             profile=s.profile,
+            device_profile=s.device_profile,
             indications=self.indications.names if self.indications is not None else [],
             last_error=self.last_error,
             schedules=self.schedules.as_dict(),
