@@ -36,9 +36,7 @@ async def test_deviate_is_logged_with_the_client_and_shown_in_status(
             turned = await line.call(
                 "deviate", "y", deviations={"repeat_request": True, "late_confirmation": 2.5}
             )
-            assert ok(turned) == {
-                "deviations": {"repeat_request": True, "late_confirmation": 2.5}
-            }
+            assert ok(turned) == {"deviations": {"repeat_request": True, "late_confirmation": 2.5}}
             assert warnings(caplog) == [
                 f"deviate y by line {host}:{port}: on repeat_request, late_confirmation=2.5; "
                 "now on: repeat_request, late_confirmation=2.5"
