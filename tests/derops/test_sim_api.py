@@ -294,7 +294,7 @@ async def test_write_curve_stopped_at_fields_by_a_referenced_curve() -> None:
         result = await s.der.write_curve(1, 2, 129, 2, [[90, 40], [110, -40]])
         assert (result.accepted, result.matches, result.stopped_at) == (False, False, "fields")
         assert len(result.steps) == 2 and result.steps[0].accepted is True
-        assert {c.status for c in result.steps[1].statuses} == {"BLOCKED"}
+        assert {c.status for c in result.steps[1].statuses} == {"AUTOMATION_INHIBIT"}
         assert result.curve.points == [[92, 44], [98, 0], [102, 0], [108, -44]]
         assert functions(result.exchanges) == ["DIRECT_OPERATE"] * 2 + ["READ", "READ"]
 

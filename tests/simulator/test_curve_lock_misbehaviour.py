@@ -1,7 +1,7 @@
 """The simulated DER's curve lock broken on purpose (``accept_locked_curve_edits``, a rule of
 gridwire.simulator.misbehaviour that ``gridwire sim --der --misbehave`` and the settings key
 ``misbehave`` take): an edit of a curve an enabled function names is accepted, where the
-simulated DER otherwise refuses it (BLOCKED, DESIGN "curve block statuses")."""
+simulated DER otherwise refuses it (AUTOMATION_INHIBIT, DESIGN "curve block statuses")."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def edits_of_a_locked_curve(der: SimulatedDer) -> list[CommandStatus]:
 
 
 def test_the_curve_lock_is_kept_unless_told_to_misbehave() -> None:
-    assert edits_of_a_locked_curve(SimulatedDer()) == [CommandStatus.BLOCKED] * 2
+    assert edits_of_a_locked_curve(SimulatedDer()) == [CommandStatus.AUTOMATION_INHIBIT] * 2
     der = SimulatedDer(misbehave=frozenset({"accept_locked_curve_edits"}))
     assert edits_of_a_locked_curve(der) == [CommandStatus.SUCCESS] * 2
     assert der.curves is not None

@@ -133,7 +133,7 @@ def test_a_curve_an_enabled_function_references_cannot_change(der: SimulatedDer)
     assert value(der, "bi", REFERENCED) is True  # curve 1 is named by volt-var's AO217
     assert ao(der, FIRST_X, 91) is S.SUCCESS  # volt-var is disabled: editing is allowed
     assert bo(der, VOLT_VAR_ENABLE, LATCH_ON) is S.SUCCESS
-    assert ao(der, FIRST_X, 90) is S.BLOCKED
+    assert ao(der, FIRST_X, 90) is S.AUTOMATION_INHIBIT
     assert value(der, "ao", FIRST_X) == 91
     # Another curve, not referenced by anything enabled, can be edited.
     assert ao(der, SELECTOR, 4) is S.SUCCESS

@@ -69,7 +69,7 @@ def test_yadnp3_master_scans_and_commands_the_der(tmp_path: Path) -> None:
                 (("int32", 88), {"value": 5000}, "OUT_OF_RANGE"),  # beyond 100.0 %
                 (("crob", 30), {"op_type": "LATCH_ON"}, "NOT_SUPPORTED"),  # watt-var
                 (("int32", 244), {"value": 9}, "OUT_OF_RANGE"),  # no curve 9
-                (("int32", 249), {"value": 90}, "BLOCKED"),  # curve 1, used by volt-var
+                (("int32", 249), {"value": 90}, "AUTOMATION_INHIBIT"),  # curve 1, in use
                 (("int32", 217), {"value": 2}, "NOT_SUPPORTED"),  # a volt-watt curve
             ]
             for (kind, index), fields, status in refusals:
@@ -86,10 +86,11 @@ def test_yadnp3_master_scans_and_commands_the_der(tmp_path: Path) -> None:
     assert rows and {r[0] for r in rows if r[0]} <= {"129", "130"}
     assert tshark_fields(pcap, port, ["frame.number"], f"{sent} && _ws.malformed") == []
     assert tshark_fields(pcap, port, ["frame.number"], f"{sent} && !dnp3") == []
-    # The refusals' statuses as tshark reads them: 12 OUT_OF_RANGE, 4 NOT_SUPPORTED, 15 BLOCKED.
+    # The refusals' statuses as tshark reads them: 12 OUT_OF_RANGE, 4 NOT_SUPPORTED,
+    # 10 AUTOMATION_INHIBIT.
     statuses = tshark_fields(pcap, port, ["dnp3.al.ctrlstatus"], f"{sent} && dnp3.al.ctrlstatus")
     seen = {s for row in statuses for s in row[0].split(",")}
-    assert {"0", "4", "12", "15"} <= seen
+    assert {"0", "4", "10", "12"} <= seen
 
 
 def test_dnp3py_master_scans_and_commands_the_der() -> None:
