@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -135,13 +136,16 @@ def run(args: argparse.Namespace) -> int:
     if not args.name:
         raise ConfigError("name the outstation to evaluate (gridwire evaluate NAME ...)")
     config = config_from_args(args, "config")
-    if args.log_level is None and config.log_file is None:
+    quiet = args.log_level is None and config.log_file is None
+    if quiet:
         config = config.model_copy(update={"log_level": "WARNING"})  # keep the display clear
     options = options_of(args, config)
     options.checked()  # a bad parameter before any connection
     settings = _outstation(config, args.name)
     outputs = _outputs(args, config)
     configure_logging(config)
+    if quiet:  # each deviation a check turns on or off is logged at WARNING: it was asked for
+        logging.getLogger("gridwire.master.deviations").setLevel(logging.ERROR)
     display = Display.for_stream(sys.stdout)
     output = asyncio.run(_evaluate(config, settings, options, outputs, display))
     write_outputs(output, outputs, say)

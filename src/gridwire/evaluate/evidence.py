@@ -11,6 +11,7 @@ capture of the run, each frame has its packet number in the pcap.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -44,10 +45,20 @@ def _time(time_ms: float) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def _value_text(value: object) -> str:
+    if isinstance(value, bytes):
+        return value.hex()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = dataclasses.fields(value)
+        return ", ".join(f"{f.name} {_value_text(getattr(value, f.name))}" for f in fields)
+    return str(value)
+
+
 def _object_text(obj: DnpObject) -> str:
     where = f"g{obj.group}v{obj.variation}"
-    point = f" {obj.type or ''} {obj.index}" if obj.index is not None else ""
-    value = obj.value.hex() if isinstance(obj.value, bytes) else obj.value
+    point = " ".join(str(p) for p in (obj.type, obj.index) if p is not None)
+    point = f" {point}" if point else ""
+    value = _value_text(obj.value)
     flags = f" [{', '.join(obj.flags) or 'no flags set'}]" if obj.flags is not None else ""
     event = " event" if obj.event else ""
     return f"{where}{point} = {value}{flags}{event}"
