@@ -16,13 +16,16 @@ from gridwire.der.points import Address
 from gridwire.dnp3.objects.controls import CommandStatus
 from gridwire.evaluate import Options, evaluate
 from gridwire.evaluate.catalogue import CATALOGUE
-from gridwire.evaluate.primitives import refused
+from gridwire.evaluate.context import CheckContext
+from gridwire.evaluate.primitives import curve_count, refused
 from gridwire.evaluate.records import CheckResult, Report
 from gridwire.master.records import ControlStatus, OperateResult
+from gridwire.outstation.controls import AnalogCommand
 from gridwire.simulator import CurveStatuses, SimulatedDer
 from gridwire.simulator import der as der_module
 from tests.derops.simulated import NAME, Setup, simulated
 from tests.evaluate.test_family_writes import changed, snapshot
+from tests.evaluate.fake_checks import install
 from tests.evaluate.test_primitives import context, exchange
 
 CURVES = [spec.id for spec in CATALOGUE if spec.family == "curves"]
@@ -155,6 +158,27 @@ async def test_a_der_breaking_a_curve_rule_fails_the_check_saying_what_was_seen(
     assert (result.verdict, result.detail) == ("failed", detail)
     if check == "CURVE-001":
         assert result.seconds >= SETTLE - 0.5  # retried every 0.5 s until settle
+
+
+async def test_counting_the_curves_leaves_the_curve_shown_as_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counted: list[int] = []
+
+    async def counts(ctx: CheckContext) -> None:
+        counted.append(await curve_count(ctx))
+
+    install(monkeypatch, {"CURVE-001": counts})
+    async with simulated() as s:
+        assert s.device.curves is not None
+        shown = AnalogCommand(244, 2, 1)  # the selector: curve 2 shown, not the last counted
+        assert s.device.control(shown, "direct", 1.0) is CommandStatus.SUCCESS
+        report = await run(s, ["CURVE-001"])
+        selected = s.device.curves.selected
+        readback = s.device.database.get("ai", 328).value
+    assert counted == [4] and report.results[0].verdict == "passed"
+    assert (selected, readback) == (2, 2)  # selected 1-4, 5 refused, then 2 again
+    assert report.results[0].notes == []
 
 
 async def test_a_curve_count_given_too_low_fails_curve_001_2() -> None:

@@ -188,7 +188,9 @@ async def count_curves(select: Select, most: int) -> int:
 async def curve_count(ctx: CheckContext) -> int:
     """The number of curves: ``curves`` as given to the run; else found once per run by
     :func:`count_curves` (at most min(64, the selector's maximum)); a refusal that made it
-    impossible fails every check that asks again. NotApplicable without a curve block."""
+    impossible fails every check that asks again. Counting leaves the curve shown as found:
+    the selector's readback is read first and that curve selected again after (one control).
+    NotApplicable without a curve block."""
     run = ctx.run
     if run.curves is not None:
         return run.curves
@@ -210,13 +212,38 @@ async def curve_count(ctx: CheckContext) -> int:
             return None
         return result.statuses[0].status if result.statuses else "no status"
 
+    shown = await _curve_shown(ctx, block.readback)
     try:
         run.curves_found = await count_curves(select, most)
     except Failed as exc:
         if not exc.detail.startswith("no answer"):
             run.curves_problem = exc.detail
+            await _select_again(ctx, select, shown)
         raise
+    await _select_again(ctx, select, shown)
     return run.curves_found
+
+
+async def _curve_shown(ctx: CheckContext, readback: int) -> int | None:
+    """The curve the selector's readback shows (None when not served or not a number)."""
+    point = ctx.point_map.get("AI", readback)
+    if point is None or not ctx.serves(point):
+        return None
+    raw = (await ctx.read([point]))[str(point.address)].raw
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) else None
+
+
+async def _select_again(ctx: CheckContext, select: Select, shown: int | None) -> None:
+    """Counting moved the selector: select the curve found shown again (one control, sent
+    once); a refusal is noted, as a failed restore is."""
+    if shown is None:
+        return
+    status = await select(shown)
+    if status != SUCCESS:
+        ctx.note(
+            f"selecting curve {shown} (shown before counting) again was "
+            + ("not answered" if status is None else f"refused {status}")
+        )
 
 
 @dataclass(frozen=True, slots=True)
