@@ -24,8 +24,8 @@ from gridwire.outstation.controls import AnalogCommand
 from gridwire.simulator import CurveStatuses, SimulatedDer
 from gridwire.simulator import der as der_module
 from tests.derops.simulated import NAME, Setup, simulated
-from tests.evaluate.test_family_writes import changed, snapshot
 from tests.evaluate.fake_checks import install
+from tests.evaluate.test_family_writes import changed, snapshot
 from tests.evaluate.test_primitives import context, exchange
 
 CURVES = [spec.id for spec in CATALOGUE if spec.family == "curves"]
