@@ -45,7 +45,7 @@ from gridwire.derops.curve import CurveReading
 from gridwire.derops.readings import DerReading
 from gridwire.evaluate.context import CheckContext
 from gridwire.evaluate.families.outputs import Values, operate, read_back, states
-from gridwire.evaluate.families.samples import _stored, _write
+from gridwire.evaluate.families.samples import curve_to_write_back, write_curve_judged
 from gridwire.evaluate.outcomes import Failed, NotApplicable
 from gridwire.evaluate.primitives import (
     SAMPLE_CURVES,
@@ -313,7 +313,7 @@ class Lab:
         result = await self.ctx.der.curve(number)
         if result.selected is not None:
             accepted(result.selected, f"selecting curve {number}")
-        stored = _stored(result)
+        stored = curve_to_write_back(result)
         if stored is None:
             raise Failed(
                 f"curve {number} did not read back whole ({shows(result)}): it could not be "
@@ -326,7 +326,7 @@ class Lab:
         problems: list[str] = []
         for number, stored in reversed(self.saved):
             try:
-                await _write(self.ctx, number, *stored, f"putting back curve {number}")
+                await write_curve_judged(self.ctx, number, *stored, f"putting back curve {number}")
             except Failed as exc:
                 problems.append(exc.detail)
         if problems:
@@ -388,7 +388,9 @@ class Lab:
         """``curve`` written to curve ``number`` (der.write_curve): accepted, read back."""
         what = what or f"storing a curve of type {curve.type} in curve {number}"
         points = [[x, y] for x, y in curve.points]
-        await _write(self.ctx, number, curve.type, curve.x_units, curve.y_units, points, what)
+        await write_curve_judged(
+            self.ctx, number, curve.type, curve.x_units, curve.y_units, points, what
+        )
 
     async def select(self, number: int) -> None:
         """Curve ``number`` shown in the window: the selector's control accepted."""

@@ -54,7 +54,7 @@ def _judge(result: WriteCurveResult, what: str) -> None:
         )
 
 
-async def _write(
+async def write_curve_judged(
     ctx: CheckContext,
     number: int,
     type: int,
@@ -63,6 +63,8 @@ async def _write(
     points: list[list[int]],
     what: str,
 ) -> None:
+    """Write curve ``number`` with der.write_curve, judged: Failed naming ``what`` when it
+    cannot be written, a step was refused, or it reads back otherwise."""
     try:
         result = await ctx.der.write_curve(number, type, x_units, y_units, points)
     except RequestError as exc:
@@ -70,7 +72,7 @@ async def _write(
     _judge(result, what)
 
 
-def _stored(reading: CurveReading) -> tuple[int, int, int, list[list[int]]] | None:
+def curve_to_write_back(reading: CurveReading) -> tuple[int, int, int, list[list[int]]] | None:
     """What der.write_curve needs to write ``reading`` back; None when a read left a field
     out (or a point is not a whole number)."""
     heads = (reading.type, reading.x_units, reading.y_units)
@@ -145,18 +147,20 @@ class Samples:
     async def _store(self, number: int, sample: SampleCurve) -> None:
         points = [[x, y] for x, y in sample.points]
         what = f"storing a sample curve (type {sample.type}) in curve {number}"
-        await _write(self.ctx, number, sample.type, sample.x_units, sample.y_units, points, what)
+        await write_curve_judged(
+            self.ctx, number, sample.type, sample.x_units, sample.y_units, points, what
+        )
 
     async def _put_back(self) -> None:
         problems: list[str] = []
         while self.saved:
             number, reading = self.saved.pop()
-            stored = _stored(reading)
+            stored = curve_to_write_back(reading)
             if stored is None:
                 problems.append(f"curve {number} was not read whole")
                 continue
             try:
-                await _write(self.ctx, number, *stored, f"putting back curve {number}")
+                await write_curve_judged(self.ctx, number, *stored, f"putting back curve {number}")
             except Failed as exc:
                 problems.append(exc.detail)
         if self.shown is not None:
