@@ -17,3 +17,17 @@ def tshark() -> None:
     """tshark is needed to read what the test writes: missing, the test is skipped, or fails
     under CI (see tests.support.tshark.tshark_path)."""
     tshark_path()
+
+
+@pytest.fixture(autouse=True)
+def _root_logging_as_found() -> object:
+    """A test that runs a command in process (which sets the root logger's handlers to the
+    standard error pytest captures for that test) leaves no handler writing to a stream that
+    is closed once the test ends: the root logger's handlers and level are put back."""
+    import logging
+
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
