@@ -16,6 +16,7 @@ from pydantic import Field
 from gridwire.derops.compare import CompareResult, der_compare
 from gridwire.derops.documents import der_document
 from gridwire.devprofile.layout import Layout
+from gridwire.master.settings import NAME_LENGTH
 from gridwire.service.context import Context
 from gridwire.service.operation import Operation, OutstationParams, Params, declare
 
@@ -28,7 +29,10 @@ _DOCUMENT = Field(
 
 class DerDocumentParams(Params):
     outstation: str | None = Field(
-        default=None, min_length=1, description="An outstation whose document to lay out"
+        default=None,
+        min_length=1,
+        max_length=NAME_LENGTH,
+        description="An outstation whose document to lay out",
     )
     document: str | None = _DOCUMENT
 

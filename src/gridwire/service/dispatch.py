@@ -30,6 +30,7 @@ log = logging.getLogger("gridwire.service")
 
 MESSAGE_FIELDS = ("id", "op", "outstation", "params")
 LOGGED_RESULT = 4000  # characters of a command's result kept in the log line
+DESCRIBED_ERRORS = 32  # validation errors looked at to name the parameter; beyond, counted
 ID_LENGTH = 256
 """The longest string a message's ``id`` may be, in characters."""
 
@@ -206,6 +207,12 @@ def _validate(operation: Operation[Any], data: dict[str, Any]) -> BaseModel:
         params: BaseModel = operation.params.model_validate(data, strict=True)
         return params
     except ValidationError as exc:
+        count = exc.error_count()
+        if count > DESCRIBED_ERRORS:
+            # Listing them would cost more than the rest of the message (some 6 us each).
+            raise RequestError(
+                f"{operation.name}: {count} parameters or items are unknown or of the wrong kind"
+            ) from None
         raise RequestError(f"{operation.name}: {describe(exc, data)}") from None
 
 

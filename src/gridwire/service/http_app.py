@@ -42,6 +42,7 @@ from gridwire.service.core import MESSAGE_LIMIT, Service
 from gridwire.service.dispatch import Answer, error_answer, error_body
 from gridwire.service.events import accepted, pump, sse_frame
 from gridwire.service.http_origin import SameOrigin, allowed_hosts, protected
+from gridwire.service.message import TooManyItems, check_items
 from gridwire.service.openapi import openapi_document
 
 log = logging.getLogger("gridwire.service")
@@ -112,6 +113,10 @@ async def read_message(
         raise Refused(408, f"the message did not arrive whole within {within} s") from None
     if not body:
         raise Refused(400, NO_BODY)
+    try:
+        check_items(body)
+    except TooManyItems as exc:
+        raise Refused(413, str(exc)) from None
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as exc:

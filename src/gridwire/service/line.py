@@ -32,6 +32,7 @@ from gridwire.service.core import MESSAGE_LIMIT, Service
 from gridwire.service.dispatch import Answer, error_answer, unusable_id
 from gridwire.service.encoding import dumps
 from gridwire.service.events import accepted, line_frame, pump
+from gridwire.service.message import TooManyItems, check_items
 
 log = logging.getLogger("gridwire.service")
 
@@ -245,6 +246,10 @@ class LineServer:
                 return
 
     async def _answer(self, line: bytes, client: _Connection) -> Answer:
+        try:
+            check_items(line)
+        except TooManyItems as exc:
+            return error_answer(exc)
         try:
             message = orjson.loads(line)
         except orjson.JSONDecodeError as exc:

@@ -18,7 +18,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from gridwire.master.settings import NAME_LENGTH
 
 if TYPE_CHECKING:
     from gridwire.service.context import Context
@@ -28,16 +30,35 @@ _NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$")
 Target = Literal["required", "optional", "none"]
 
 
+UNKNOWN_NAMED = 4
+"""Unknown parameters named in a refusal at most; the others are dropped unvalidated."""
+
+
 class Params(BaseModel):
-    """Base of every parameter model: unknown parameters are refused."""
+    """Base of every parameter model: unknown parameters are refused. Only the first
+    :data:`UNKNOWN_NAMED` reach validation, so that thousands cost no more than a few."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _few_unknown(cls, data: Any) -> Any:
+        fields = cls.model_fields
+        if not isinstance(data, dict) or len(data) <= len(fields) + UNKNOWN_NAMED:
+            return data
+        unknown = [key for key in data if key not in fields]
+        named = set(unknown[:UNKNOWN_NAMED])
+        return {key: value for key, value in data.items() if key in fields or key in named}
 
 
 class OutstationParams(Params):
     """Parameters of an operation that addresses one outstation."""
 
-    outstation: str = Field(min_length=1, description="The outstation, by the name it was added")
+    outstation: str = Field(
+        min_length=1,
+        max_length=NAME_LENGTH,
+        description="The outstation, by the name it was added",
+    )
 
 
 P = TypeVar("P", bound=BaseModel)

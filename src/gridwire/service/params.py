@@ -4,30 +4,61 @@ wrong kind is refused naming its parameter; their JSON Schema is the OpenAPI req
 ``add`` takes the master's :class:`~gridwire.master.OutstationSettings` and ``wait_for`` the
 master's wait parameters, as they are. Names the spec lists (scan kinds, restart kinds,
 broadcast addresses...) are enumerations in the schema.
+
+Every list and object a message fills is bounded (:data:`OPERATE_CONTROLS`, READ_ITEMS,
+:data:`HEX_LENGTH`...), and refused at its first wrong item: an answer never waits on
+thousands of items, or of errors, being looked at.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field, WithJsonSchema
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
 from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.master.association import REQUEST_HEADER
 from gridwire.master.conditions import LONGEST_WAIT, PointType, WaitParameters
 from gridwire.master.deviations import DEVIATIONS
-from gridwire.master.settings import MIN_SCAN_INTERVAL
+from gridwire.master.scans import READ_ITEMS
+from gridwire.master.settings import MAX_REQUEST_FRAGMENT, MIN_SCAN_INTERVAL
 from gridwire.service.operation import OutstationParams, Params
 
 ScanKind = Literal["integrity", "events", "class0", "class1", "class2", "class3", "outputs"]
 EventClass = Literal[1, 2, 3]
 
 REQUEST_FUNCTIONS: tuple[str, ...] = tuple(f.name for f in FunctionCode if not f.is_response)
+OPERATE_CONTROLS = 512
+"""The most controls of one type one ``operate`` names (a 2048-octet request holds at most
+170 CROBs, or 511 analog outputs at their smallest)."""
+HEX_LENGTH = 2 * (MAX_REQUEST_FRAGMENT - REQUEST_HEADER)
+"""The longest hexadecimal body of ``request`` and ``broadcast``: the object data of the
+largest request fragment that can be set (a request must also fit the outstation's own
+``max_request_fragment``, 2048 octets unless set)."""
+CLASS_LIST = 16
+"""The longest list of event classes (there are three; a class may come twice)."""
 
 
 def _request_function(name: str) -> str:
     if name not in REQUEST_FUNCTIONS:
-        raise ValueError(f"{name!r} is not the name of a request function code")
+        shown = name if len(name) <= 40 else f"{name[:37]}..."
+        raise ValueError(f"{shown!r} is not the name of a request function code")
     return name
+
+
+def at_most(limit: int) -> BeforeValidator:
+    """Refuses an object (or list) of more than ``limit`` entries before any entry is
+    validated (pydantic looks at every entry of an object before its length)."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, dict | list) and len(value) > limit:
+            raise PydanticCustomError(
+                "too_long", f"holds {len(value)} entries; at most {limit} are taken"
+            )
+        return value
+
+    return BeforeValidator(check)
 
 
 def _deviation_names(value: dict[str, Any]) -> dict[str, Any]:
@@ -50,7 +81,11 @@ RequestFunction = Annotated[
 ]
 HexText = Annotated[
     str,
-    Field(pattern=r"^(?:[0-9a-fA-F]{2})*$", description="Octets as hexadecimal text"),
+    Field(
+        pattern=r"^(?:[0-9a-fA-F]{2})*$",
+        max_length=HEX_LENGTH,
+        description="Octets as hexadecimal text",
+    ),
 ]
 PointIndex = Annotated[int, Field(ge=0, le=0xFFFF)]
 IndexRange = Annotated[str, Field(pattern=r"^\s*\d{1,5}\s*(?:-\s*\d{1,5}\s*)?$")]
@@ -81,7 +116,10 @@ class TaskChoices(Params):
     events_when_indicated: bool | None = None
     integrity_on_overflow: bool | None = None
     enable_unsolicited: list[EventClass] | None = Field(
-        default=None, description="Event classes whose unsolicited reporting is enabled"
+        default=None,
+        max_length=CLASS_LIST,
+        fail_fast=True,
+        description="Event classes whose unsolicited reporting is enabled",
     )
 
 
@@ -113,9 +151,20 @@ class ScanParams(OutstationParams):
 
 
 class ReadParams(OutstationParams):
-    points: dict[PointType, Annotated[list[PointIndex | IndexRange], Field(min_length=1)]] = Field(
+    points: Annotated[
+        dict[
+            PointType,
+            Annotated[
+                list[PointIndex | IndexRange],
+                Field(min_length=1, max_length=READ_ITEMS, fail_fast=True),
+            ],
+        ],
+        at_most(len(PointType.__args__)),
+    ] = Field(
         min_length=1,
-        description='Indexes or "a-b" ranges by point type; one READ of range headers',
+        description='Indexes or "a-b" ranges by point type; one READ of range headers '
+        f"(overlapping and adjacent ones merged), at most {READ_ITEMS} in all, as many as "
+        "fit the outstation's max_request_fragment",
     )
 
     @property
@@ -129,10 +178,22 @@ class RequestParams(OutstationParams):
 
 
 class OperateParams(OutstationParams):
-    points: dict[Literal["bo", "ao"], dict[IndexKey, ControlValue]] = Field(
+    points: Annotated[
+        dict[
+            Literal["bo", "ao"],
+            Annotated[
+                dict[IndexKey, ControlValue],
+                Field(max_length=OPERATE_CONTROLS),
+                at_most(OPERATE_CONTROLS),
+            ],
+        ],
+        at_most(2),
+    ] = Field(
         min_length=1,
         description="Values by index (as a string key): a binary output takes true/false "
-        "(latch) or an operation by name, an analog output a number",
+        f"(latch) or an operation by name, an analog output a number; at most "
+        f"{OPERATE_CONTROLS} of each type, as many as fit the outstation's "
+        "max_request_fragment",
     )
     mode: Literal["direct", "select", "direct_no_ack"] = "direct"
     variation: int | None = Field(default=None, ge=1, le=255, description="Object variation")
@@ -158,7 +219,9 @@ class BroadcastParams(OutstationParams):
 
 
 class UnsolicitedParams(OutstationParams):
-    classes: list[EventClass] = Field(default=[1, 2, 3], min_length=1)
+    classes: list[EventClass] = Field(
+        default=[1, 2, 3], min_length=1, max_length=CLASS_LIST, fail_fast=True
+    )
 
 
 class RepeatParams(OutstationParams):
@@ -184,6 +247,7 @@ class ClearParams(OutstationParams):
 class DeviateParams(OutstationParams):
     deviations: Annotated[
         dict[str, bool | int | float | None],
+        at_most(len(DEVIATIONS)),
         AfterValidator(_deviation_names),
         WithJsonSchema(
             {
