@@ -81,3 +81,13 @@ def test_validation_of_the_model() -> None:
         "integrity": 2,
         "outputs": 5,
     }
+
+
+@pytest.mark.parametrize("seconds", [1e-9, 0.05, 0.0999, 0, -1, float("inf"), float("nan"), 1e9])
+def test_reconnect_is_between_a_tenth_of_a_second_and_a_day(seconds: float) -> None:
+    """A reconnection every 1e-9 s against a refused port would spin as fast as connections
+    fail (issue 9 item 8's shape); nor is a wait beyond a day a reconnection."""
+    with pytest.raises(ValidationError, match="reconnect"):
+        OutstationSettings(name="o", host="h", port=1, reconnect=seconds)
+    assert OutstationSettings(name="o", host="h", port=1, reconnect=0.1).reconnect == 0.1
+    assert OutstationSettings(name="o", host="h", port=1, reconnect=None).reconnect is None

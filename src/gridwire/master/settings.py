@@ -34,6 +34,9 @@ MIN_SCAN_INTERVAL = 0.1
 """The shortest interval of a scan on a schedule, in seconds (``repeat`` and the interval
 settings): ten scans a second, faster than any outstation is polled in service; a master
 asks one request at a time, so scans any closer would only queue behind each other."""
+LONGEST_RECONNECT = 86_400.0
+"""The longest wait between reconnection attempts, in seconds (a day, as the service's
+longest wait)."""
 NAME_LENGTH: Final = 255
 """The longest name of an outstation, in characters (it travels in every event and status)."""
 PATH_LENGTH: Final = 4096
@@ -67,7 +70,11 @@ class OutstationSettings(BaseModel):
     tasks: dict[str, Any] = Field(default_factory=dict)
     manual: bool = False
     confirm: bool | None = None
-    reconnect: float | None = Field(default=5.0, gt=0)
+    # Like a schedule (MIN_SCAN_INTERVAL), a reconnection is not tried more often than ten
+    # times a second: 1e-9 against a refused port would spin as fast as connections fail.
+    reconnect: float | None = Field(
+        default=5.0, ge=MIN_SCAN_INTERVAL, le=LONGEST_RECONNECT, allow_inf_nan=False
+    )
     read_retries: int = Field(default=0, ge=0, le=100)
     tls: TlsSettings | None = None
     outstation_address: int = Field(default=1024, ge=0, le=0xFFEF)
