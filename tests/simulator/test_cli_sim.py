@@ -65,7 +65,7 @@ def test_sim_generic_database_from_a_config_file(tmp_path: Path) -> None:
         (["--tables", "x.json"], "--tables is the DER's point map"),
         (["--der", "--database", "x.json"], "--database is for the generic outstation"),
         (["--tls-ca", "ca.pem"], "TLS needs --tls-ca, --tls-certificate and --tls-key"),
-        (["--bind", "127.0.0.1:99999"], "the port must be a number"),
+        (["--bind", "127.0.0.1:99999"], "the port '99999' is not 0-65535"),
         (["--outstation-address", "1", "--master-address", "1"], "must differ"),
         (["--database", "/nonexistent/db.json"], "cannot read database file"),
     ],

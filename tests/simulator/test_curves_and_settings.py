@@ -12,7 +12,7 @@ from gridwire.cli.sim import device_of, settings_of
 from gridwire.der import demo_map, save_map
 from gridwire.errors import ConfigError
 from gridwire.simulator import SimulatedDer
-from gridwire.simulator.config import load_settings, parse_bind
+from gridwire.simulator.config import load_settings
 from gridwire.simulator.curves import Curve, CurveStore
 
 
@@ -46,7 +46,8 @@ def test_curve_interpolation_and_ends() -> None:
     ],
 )
 def test_parse_bind(text: str, expected: tuple[str, int]) -> None:
-    assert parse_bind(text) == expected
+    settings = settings_of(build_parser().parse_args(["sim", "--bind", text]))
+    assert (settings.host, settings.port) == expected
 
 
 def test_settings_file_and_flags_over_it(tmp_path: Path) -> None:

@@ -20,8 +20,9 @@ from typing import Any, Literal
 import orjson
 from pydantic import ValidationError
 
+from gridwire.binding import parse_bind
 from gridwire.errors import ConfigError
-from gridwire.service.config import ServiceConfig, load_config, parse_bind
+from gridwire.service.config import CONSOLE_PORT, SERVE_PORT, ServiceConfig, load_config
 
 Mode = Literal["console", "serve", "config"]
 
@@ -135,10 +136,7 @@ def _outstation(text: str) -> dict[str, Any]:
     name, sep, address = text.partition("=")
     if not sep or not name.strip() or not address:
         raise ConfigError(f"--outstation {text!r} is not NAME=HOST:PORT")
-    try:
-        host, port = parse_bind(address, 0)
-    except ConfigError as exc:
-        raise ConfigError(f"--outstation {text!r}: {exc}") from None
+    host, port = parse_bind(address, 0, f"--outstation {name.strip()}")
     if port == 0:
         raise ConfigError(f"--outstation {text!r} names no port")
     return {"name": name.strip(), "host": host, "port": port}
@@ -204,7 +202,7 @@ def config_from_args(args: argparse.Namespace, mode: Mode) -> ServiceConfig:
             raise ConfigError(f"--log-level {args.log_level!r} is not one of {', '.join(_LEVELS)}")
         data["log_level"] = level
     if mode in ("console", "serve") and args.bind is not None:
-        parse_bind(args.bind, 0)
+        parse_bind(args.bind, CONSOLE_PORT if mode == "console" else SERVE_PORT, "--bind")
         data[mode]["bind"] = args.bind
     if mode == "console":
         _token_flags(args, data["console"])

@@ -24,12 +24,12 @@ from typing import Any
 
 import orjson
 
+from gridwire.binding import is_loopback, parse_bind
 from gridwire.errors import ConfigError
 from gridwire.sep2.api import management_app
 from gridwire.sep2.client import Sep2Client
-from gridwire.sep2.config import Sep2Config, build_config, parse_bind, read_config_file
+from gridwire.sep2.config import API_PORT, Sep2Config, build_config, read_config_file
 from gridwire.sep2.service import Sep2Service
-from gridwire.service.line import is_loopback
 from gridwire.sockets import listening_socket
 
 
@@ -49,7 +49,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--tls-ca", metavar="FILE", help="CA certificate(s) of the head-end")
     p.add_argument("--tls-certificate", metavar="FILE", help="this device's certificate")
     p.add_argument("--tls-key", metavar="FILE", help="the device certificate's private key")
-    p.add_argument("--api-bind", metavar="HOST:PORT", help="where the management API listens")
+    p.add_argument(
+        "--api-bind", metavar="HOST[:PORT]", help="where the management API listens (port 8830)"
+    )
     p.add_argument(
         "--api-token",
         metavar="TOKEN",
@@ -77,6 +79,8 @@ def register(subparsers: Any) -> None:
 
 
 def load_settings(args: argparse.Namespace) -> Sep2Config:
+    if args.api_bind is not None:
+        parse_bind(args.api_bind, API_PORT, "--api-bind")
     data = read_config_file(Path(args.config)) if args.config else None
     return build_config(
         data,
@@ -122,9 +126,10 @@ def run(args: argparse.Namespace) -> int:
     if args.once:
         _logging(args.log_level or "warning")
         return asyncio.run(_once(config))
-    if config.api.bind is None:
+    address = config.api.address()
+    if address is None:
         raise ConfigError("api.bind is not set (give --api-bind HOST:PORT or api.bind)")
-    host, port = parse_bind(config.api.bind)
+    host, port = address
     log_level = args.log_level or "info"
     _logging(log_level)
     client = Sep2Client(config)

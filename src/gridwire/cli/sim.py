@@ -11,6 +11,7 @@ import signal
 import sys
 from pathlib import Path
 
+from gridwire.binding import parse_bind
 from gridwire.der.store import load_point_map
 from gridwire.errors import ConfigError
 from gridwire.outstation.database_file import database_from_json, default_database, load_database
@@ -18,7 +19,7 @@ from gridwire.outstation.device import Device
 from gridwire.outstation.generic import GenericDevice
 from gridwire.outstation.server import OutstationServer
 from gridwire.outstation.tls import TlsSettings
-from gridwire.simulator.config import SimSettings, load_settings, parse_bind
+from gridwire.simulator.config import DEFAULT_PORT, SimSettings, load_settings
 from gridwire.simulator.der import SimulatedDer
 from gridwire.simulator.device_profile import der_device_profile
 from gridwire.simulator.misbehaviour import SIM_MISBEHAVIOURS, split_misbehaviours
@@ -83,7 +84,7 @@ def settings_of(args: argparse.Namespace) -> SimSettings:
     settings = load_settings(args.config) if args.config is not None else SimSettings()
     config = settings.outstation
     if args.bind is not None:
-        settings.host, settings.port = parse_bind(args.bind)
+        settings.host, settings.port = parse_bind(args.bind, DEFAULT_PORT, "--bind")
     if args.outstation_address is not None:
         config.outstation_address = args.outstation_address
     if args.master_address is not None:

@@ -16,8 +16,11 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from gridwire.binding import parse_bind
 from gridwire.errors import ConfigError
 
+API_PORT = 8830
+"""The management API's port when ``api.bind`` names none."""
 BASELINE_CIPHER = "ECDHE-ECDSA-AES128-CCM8"
 DEFAULT_DCAP_PATH = "/dcap"
 TOKEN_PATTERN = r"^[A-Za-z0-9._~+/-]+=*$"  # RFC 6750 b64token: what a Bearer header carries
@@ -101,7 +104,11 @@ class TlsConfig(_Settings):
 
 
 class ApiConfig(_Settings):
-    bind: str | None = Field(default=None, description="HOST:PORT the management API listens on")
+    bind: str | None = Field(
+        default=None,
+        description=f"Where the management API listens: HOST:PORT, HOST (port {API_PORT}), :PORT "
+        "(127.0.0.1) or [IPv6]:PORT, as every gridwire bind",
+    )
     token: str | None = Field(
         default=None,
         pattern=TOKEN_PATTERN,
@@ -109,6 +116,10 @@ class ApiConfig(_Settings):
         "(or ?token=TOKEN); /docs and /openapi.json stay open. Letters, digits and -._~+/ "
         "(RFC 6750's b64token)",
     )
+
+    def address(self) -> tuple[str, int] | None:
+        """The host and port ``bind`` names (:mod:`gridwire.binding`'s rule), None unset."""
+        return None if self.bind is None else parse_bind(self.bind, API_PORT, "api.bind")
 
 
 class Sep2Config(_Settings):
@@ -156,18 +167,10 @@ def build_config(
             raise ConfigError(f"{section}: expected a table of settings")
         table[key] = value
     try:
-        return Sep2Config.model_validate(merged)
+        config = Sep2Config.model_validate(merged)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise ConfigError(f"{where}: {first['msg']}") from None
-
-
-def parse_bind(text: str, setting: str = "api.bind") -> tuple[str, int]:
-    """``HOST:PORT`` (``[v6]:PORT`` for an IPv6 address) as a host and a port number."""
-    host, sep, port_text = text.rpartition(":")
-    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise ConfigError(f"{setting} {text!r}: expected HOST:PORT, for example 127.0.0.1:8830")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    return host, int(port_text)
+    config.api.address()
+    return config

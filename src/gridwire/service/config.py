@@ -13,6 +13,8 @@ them (JSON; ``gridwire config`` prints a complete one) and as flags override the
     }
 
 Each outstation is the ``add`` operation's parameters (the master's OutstationSettings).
+``console.bind`` and ``serve.bind`` are read by the rule of every bind
+(:mod:`gridwire.binding`).
 """
 
 from __future__ import annotations
@@ -22,11 +24,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from gridwire.binding import parse_bind
 from gridwire.errors import ConfigError
 from gridwire.master.settings import OutstationSettings
 
-CONSOLE_BIND = "127.0.0.1:8815"
-SERVE_BIND = "127.0.0.1:8816"
+CONSOLE_PORT = 8815
+SERVE_PORT = 8816
+CONSOLE_BIND = f"127.0.0.1:{CONSOLE_PORT}"
+SERVE_BIND = f"127.0.0.1:{SERVE_PORT}"
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
 
@@ -43,11 +48,19 @@ class ConsoleSettings(_Section):
     token: str | None = Field(default=None, min_length=1)
     new_token: bool = True
 
+    def address(self) -> tuple[str, int]:
+        """The host and port ``bind`` names (:mod:`gridwire.binding`'s rule)."""
+        return parse_bind(self.bind, CONSOLE_PORT, "console.bind")
+
 
 class LineSettings(_Section):
     """The line service: on this machine only."""
 
     bind: str = SERVE_BIND
+
+    def address(self) -> tuple[str, int]:
+        """The host and port ``bind`` names (:mod:`gridwire.binding`'s rule)."""
+        return parse_bind(self.bind, SERVE_PORT, "serve.bind")
 
 
 class EvaluateSettings(_Section):
@@ -98,9 +111,14 @@ def load_config(path: Path) -> ServiceConfig:
     except OSError as exc:
         raise ConfigError(f"config file {path}: {exc.strerror or exc}") from None
     try:
-        return ServiceConfig.model_validate_json(data, strict=True)
+        config = ServiceConfig.model_validate_json(data, strict=True)
+        config.console.address()
+        config.serve.address()
     except ValidationError as exc:
         raise ConfigError(f"config file {path}: {first_problem(exc)}") from None
+    except ConfigError as exc:
+        raise ConfigError(f"config file {path}: {exc}") from None
+    return config
 
 
 def first_problem(exc: ValidationError) -> str:
@@ -110,23 +128,3 @@ def first_problem(exc: ValidationError) -> str:
     if err["type"] == "json_invalid":
         return f"not JSON ({err['msg']})"
     return f"{where}: {err['msg']}" if where else str(err["msg"])
-
-
-def parse_bind(text: str, default_port: int) -> tuple[str, int]:
-    """``HOST[:PORT]`` (``[v6]:PORT`` for IPv6) -> host and port; ConfigError otherwise."""
-    text = text.strip()
-    host, port_text = text, ""
-    if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        if rest and not rest.startswith(":"):
-            raise ConfigError(f"bind {text!r} is not [HOST]:PORT")
-        port_text = rest[1:]
-    elif text.count(":") == 1:
-        host, port_text = text.split(":")
-    if not host:
-        raise ConfigError(f"bind {text!r} names no host")
-    if not port_text:
-        return host, default_port
-    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise ConfigError(f"bind {text!r}: port {port_text!r} is not 0-65535")
-    return host, int(port_text)

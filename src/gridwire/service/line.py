@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 
 import orjson
 
+from gridwire.binding import is_loopback
 from gridwire.caller import on_behalf, peer_name
 from gridwire.connection_limits import BACKLOG, Limits, Throttled, cut, guard_accept
 from gridwire.errors import ConfigError, RequestError
@@ -38,16 +38,6 @@ log = logging.getLogger("gridwire.service")
 
 SUBSCRIBE = "subscribe"
 STOP_GRACE = 5.0
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names this machine only (a loopback address, or localhost)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class _Connection:

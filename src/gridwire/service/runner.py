@@ -18,16 +18,17 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from gridwire.binding import is_loopback
 from gridwire.der.profiles import PROFILES, ProfileLoader
 from gridwire.der.store import load_point_map
 from gridwire.errors import ConfigError, OperationError
 from gridwire.master import Master, OutstationSettings
 from gridwire.outstation.server import OutstationServer
 from gridwire.runtime import settle_heap
-from gridwire.service.config import ConsoleSettings, ServiceConfig, parse_bind
+from gridwire.service.config import ConsoleSettings, ServiceConfig
 from gridwire.service.core import Service
 from gridwire.service.http_server import HttpServer
-from gridwire.service.line import LineServer, is_loopback
+from gridwire.service.line import LineServer
 from gridwire.service.operation import OperationTable
 from gridwire.simulator.der import SimulatedDer
 from gridwire.simulator.device_profile import der_device_profile
@@ -163,7 +164,7 @@ async def run_console(
     announce: Announce = print,
 ) -> int:
     """``gridwire console``: the HTTP service (with ``demo``, over a simulated DER)."""
-    host, port = parse_bind(config.console.bind, 8815)
+    host, port = config.console.address()
     token = resolve_token(config.console, host)
     sock = listening_socket(host, port)
     async with contextlib.AsyncExitStack() as stack:
@@ -217,7 +218,7 @@ async def run_line(
     config: ServiceConfig, *, table: OperationTable | None = None, announce: Announce = print
 ) -> int:
     """``gridwire serve``: the line service."""
-    host, port = parse_bind(config.serve.bind, 8816)
+    host, port = config.serve.address()
     async with open_service(config, table, announce) as service:
         server = LineServer(service, host, port)
         await server.start()

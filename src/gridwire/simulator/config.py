@@ -15,7 +15,9 @@ its own file). ``misbehave`` names rules the outstation breaks on purpose
 and, with ``der``, rules the simulated DER breaks (:mod:`gridwire.simulator.misbehaviour`:
 ``inputs_online_when_disabled``, ``start_without_permission``, ``accept_locked_curve_edits``).
 
-Relative file names in the file are taken relative to the file's folder.
+Relative file names in the file are taken relative to the file's folder. ``bind`` (and
+``--bind``) are read by the rule of every bind (:mod:`gridwire.binding`), the port 20000
+when none is given.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gridwire.binding import parse_bind
 from gridwire.errors import ConfigError
 from gridwire.outstation.config import OutstationConfig
 from gridwire.outstation.database_file import Variations, parse_variations
@@ -71,26 +74,6 @@ class SimSettings:
     der_misbehave: frozenset[str] = frozenset()
 
 
-def parse_bind(spec: str) -> tuple[str, int]:
-    """``HOST``, ``HOST:PORT``, ``:PORT`` or ``[IPv6]:PORT``; the port defaults to 20000."""
-    spec = spec.strip()
-    if spec.startswith("["):
-        host, _, rest = spec[1:].partition("]")
-        port_spec = rest[1:] if rest.startswith(":") else ""
-        if rest and not rest.startswith(":"):
-            raise ConfigError(f"cannot read --bind {spec!r} (expected [ADDRESS]:PORT)")
-    elif spec.count(":") == 1:
-        host, _, port_spec = spec.partition(":")
-    else:
-        host, port_spec = spec, ""
-    host = host or DEFAULT_HOST
-    if not port_spec:
-        return host, DEFAULT_PORT
-    if not port_spec.isdigit() or not 0 <= int(port_spec) <= 65535:
-        raise ConfigError(f"--bind {spec!r}: the port must be a number 0..65535")
-    return host, int(port_spec)
-
-
 def load_settings(path: Path) -> SimSettings:
     """Read a ``--config`` file; ConfigError naming the file and key for any problem."""
     document = read_json(path, "config")
@@ -105,7 +88,7 @@ def settings_from_json(document: Mapping[str, Any], base: Path) -> SimSettings:
     settings = SimSettings()
     config = settings.outstation
     if "bind" in document:
-        settings.host, settings.port = parse_bind(text(document["bind"], "bind"))
+        settings.host, settings.port = parse_bind(text(document["bind"], "bind"), DEFAULT_PORT)
     for key in ("outstation_address", "master_address"):
         if key in document:
             setattr(config, key, whole(document[key], key))
