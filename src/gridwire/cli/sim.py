@@ -14,6 +14,7 @@ from pathlib import Path
 from gridwire.binding import parse_bind
 from gridwire.der.store import load_point_map
 from gridwire.errors import ConfigError
+from gridwire.outstation.config import RANGE_GAPS
 from gridwire.outstation.database_file import database_from_json, default_database, load_database
 from gridwire.outstation.device import Device
 from gridwire.outstation.generic import GenericDevice
@@ -60,6 +61,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a second master connection replaces the first (default) or is refused",
     )
     parser.add_argument(
+        "--range-gaps",
+        choices=list(RANGE_GAPS),
+        help=(
+            "a read naming an index with no point: refuse it whole (default) or answer the "
+            "points there are (as opendnp3 does); both with PARAMETER_ERROR"
+        ),
+    )
+    parser.add_argument(
         "--write-device-profile",
         type=Path,
         metavar="FILE",
@@ -99,6 +108,8 @@ def settings_of(args: argparse.Namespace) -> SimSettings:
         config.unsolicited = True
     if args.accept is not None:
         settings.accept = args.accept
+    if args.range_gaps is not None:
+        config.range_gaps = args.range_gaps
     if args.misbehave:
         outstation, der = split_misbehaviours(args.misbehave)
         config.misbehave = config.misbehave | outstation

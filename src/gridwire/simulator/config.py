@@ -7,10 +7,13 @@ Keys of the file (all optional; documented in docs/outstation.md)::
      "unsolicited": false, "unsolicited_classes": [], "accept": "replace",
      "tls": {"ca": "FILE", "certificate": "FILE", "key": "FILE", "allow": ["NAME or SHA-256"]},
      "select_timeout": 10, "confirm_timeout": 5, "unsolicited_retry": 5, "tick": 1.0,
-     "variations": {"ai": {"static": 5, "event": 7}}, "misbehave": []}
+     "variations": {"ai": {"static": 5, "event": 7}}, "misbehave": [], "range_gaps": "refuse"}
 
 ``variations`` sets the DER's variations per point type (the generic database takes them in
-its own file). ``misbehave`` names rules the outstation breaks on purpose
+its own file). ``range_gaps`` says how a read naming an index with no point is answered
+(``refuse`` it whole, the default, or ``answer`` what there is; both with PARAMETER_ERROR:
+:class:`gridwire.outstation.config.OutstationConfig`). ``misbehave`` names rules the
+outstation breaks on purpose
 (:mod:`gridwire.outstation.misbehaviour`: ``accept_bad_crc``, ``forget_unconfirmed_events``)
 and, with ``der``, rules the simulated DER breaks (:mod:`gridwire.simulator.misbehaviour`:
 ``inputs_online_when_disabled``, ``start_without_permission``, ``accept_locked_curve_edits``).
@@ -29,7 +32,7 @@ from typing import Any
 
 from gridwire.binding import parse_bind
 from gridwire.errors import ConfigError
-from gridwire.outstation.config import OutstationConfig
+from gridwire.outstation.config import RANGE_GAPS, OutstationConfig, RangeGaps
 from gridwire.outstation.database_file import Variations, parse_variations
 from gridwire.outstation.json_values import flag, mapping, number, only, read_json, text, whole
 from gridwire.outstation.tls import TlsSettings
@@ -55,6 +58,7 @@ _KEYS = frozenset(
         "tick",
         "variations",
         "misbehave",
+        "range_gaps",
     }
 )
 
@@ -127,7 +131,17 @@ def settings_from_json(document: Mapping[str, Any], base: Path) -> SimSettings:
         config.misbehave, settings.der_misbehave = split_misbehaviours(names)
     if "tls" in document:
         settings.tls = _tls(document["tls"], base)
+    if "range_gaps" in document:
+        config.range_gaps = range_gaps(text(document["range_gaps"], "range_gaps"), "range_gaps")
     return settings
+
+
+def range_gaps(value: str, where: str) -> RangeGaps:
+    """``value`` as a ``range_gaps`` setting; ConfigError naming ``where`` otherwise."""
+    for choice in RANGE_GAPS:
+        if value == choice:
+            return choice
+    raise ConfigError(f"{where}: {value!r} is not one of {', '.join(RANGE_GAPS)}")
 
 
 def _tls(raw: object, base: Path) -> TlsSettings:
