@@ -101,7 +101,9 @@ def test_points_show_values_that_change_live(watched: Watched, site: Site) -> No
     value = page.locator(".vt-points .vspacer .vrow:not([hidden]) span:nth-child(4)")
     assert value.inner_text() == "17"
 
-    site.call(lambda: site.plain_device.database.update("ai", 17, 4321, now=site.plain.clock()))
+    site.call(
+        lambda: site.plain_device.database.update("ai", 17, 4321, now=site.plain.clock.monotonic())
+    )
     site.call(site.plain._wake.set)
     page.wait_for_function(
         "() => document.querySelector('.vt-points .vspacer .vrow:not([hidden]) span:nth-child(4)')"
@@ -286,7 +288,9 @@ def test_the_frame_decoder_takes_any_octets(watched: Watched, site: Site) -> Non
 def test_after_lost_the_page_reads_its_state_again(watched: Watched, site: Site) -> None:
     page = open_console(watched, site, "plain", "events")
     # An event the page sees arrive...
-    site.call(lambda: site.plain_device.database.update("bi", 5, False, now=site.plain.clock()))
+    site.call(
+        lambda: site.plain_device.database.update("bi", 5, False, now=site.plain.clock.monotonic())
+    )
     site.call(site.plain._wake.set)
     page.wait_for_function(
         "() => window.gridwire.state.stations.get('plain').events.length > 0", timeout=WAIT_MS
@@ -446,7 +450,9 @@ def test_der_readings_are_in_engineering_units_and_follow_the_stream(
     # event stream, shows it scaled.
     simulated = site.der.device
     raw = point["raw"] * 2
-    site.call(lambda: simulated.database.update("ai", point["index"], raw, now=site.der.clock()))
+    site.call(
+        lambda: simulated.database.update("ai", point["index"], raw, now=site.der.clock.monotonic())
+    )
     der_call(site, "scan", kind="integrity")
     expected = _number(point["value"] * 2)
     page.wait_for_function(
@@ -648,7 +654,9 @@ def test_deviations_show_on_every_tab_while_any_is_on(watched: Watched, site: Si
 
 def test_events_are_cleared_here_and_on_the_master(watched: Watched, site: Site) -> None:
     page = open_console(watched, site, "plain", "events")
-    site.call(lambda: site.plain_device.database.update("bi", 7, True, now=site.plain.clock()))
+    site.call(
+        lambda: site.plain_device.database.update("bi", 7, True, now=site.plain.clock.monotonic())
+    )
     site.call(site.plain._wake.set)
     page.wait_for_selector(".vt-events .vrow:has-text('unsolicited')", timeout=WAIT_MS)
     page.click(".pane-events button:text-is('Clear')")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gridwire.clock import wall_ms
 from gridwire.dnp3 import requests
 from gridwire.dnp3.app.fragments import Response, parse_response
 from gridwire.dnp3.app.functions import FunctionCode
@@ -22,20 +23,20 @@ from gridwire.master.session_protocol import Body, ExchangeResult
 
 
 class FakeClock:
-    """A clock that moves only when told."""
+    """A clock (:class:`gridwire.clock.Clock`, seconds) that moves only when told."""
 
-    def __init__(self, wall_ms: float = 1_700_000_000_000.0, monotonic: float = 100.0) -> None:
-        self.wall = wall_ms
+    def __init__(self, wall: float = 1_700_000_000.0, monotonic: float = 100.0) -> None:
+        self.seconds = wall
         self.mono = monotonic
 
-    def wall_ms(self) -> float:
-        return self.wall
+    def wall(self) -> float:
+        return self.seconds
 
     def monotonic(self) -> float:
         return self.mono
 
     def advance(self, ms: float) -> None:
-        self.wall += ms
+        self.seconds += ms / 1000.0
         self.mono += ms / 1000.0
 
 
@@ -102,7 +103,7 @@ class FakeSession:
         fragment = requests.request(seq, function, body)
         self.sent.append(Sent(function, body, seq, fragment, task, broadcast))
         started = self.clock.monotonic()
-        sent_ms = self.clock.wall_ms()
+        sent_ms = wall_ms(self.clock)
         responses: list[Response] = []
         received_ms = None
         outcome: Outcome = "sent"
@@ -119,7 +120,7 @@ class FakeSession:
                 )
                 responses.append(response)
             if responses:
-                received_ms = self.clock.wall_ms()
+                received_ms = wall_ms(self.clock)
             complete = bool(responses) and responses[-1].control.fin
             outcome = "complete" if complete else "timeout"
         elapsed_ms = (self.clock.monotonic() - started) * 1000.0

@@ -8,10 +8,10 @@ import asyncio
 import pytest
 from pydantic import ValidationError
 
+from gridwire.clock import SystemClock
 from gridwire.dnp3.app.fragments import parse_response
 from gridwire.dnp3.app.iin import IIN
 from gridwire.errors import RequestError
-from gridwire.master.clock import SystemClock
 from gridwire.master.conditions import (
     EventCondition,
     IndicationCondition,

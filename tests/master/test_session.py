@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from gridwire.clock import SystemClock
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.errors import ConnectionFailed, NotAllowed
 from gridwire.master.bus import EventBus, Subscriber
-from gridwire.master.clock import SystemClock
 from gridwire.master.session import Session
 from gridwire.master.settings import OutstationSettings
 from tests.master.scripted import ScriptedOutstation, response

@@ -40,7 +40,7 @@ class Served:
         return asyncio.run_coroutine_threadsafe(wrapped(), self.loop).result(timeout)
 
     def now(self) -> float:
-        return self.server.clock()
+        return self.server.clock.monotonic()
 
 
 def eventually(condition: Callable[[], bool], timeout: float = 10.0) -> bool:

@@ -8,8 +8,8 @@ service only calls.
     exchange = await master.scan("feeder", "integrity")
 """
 
+from gridwire.clock import SystemClock
 from gridwire.master.bus import EventBus, Subscriber
-from gridwire.master.clock import SystemClock
 from gridwire.master.conditions import EventCondition, IndicationCondition, ValueCondition
 from gridwire.master.controls import Control, ControlProfile
 from gridwire.master.gate import READ_ONLY_FUNCTIONS, commands

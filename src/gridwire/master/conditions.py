@@ -25,11 +25,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from gridwire.clock import Clock
 from gridwire.dnp3.app.iin import IIN
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import RequestError
 from gridwire.master.records import StoredValue, WaitResult
-from gridwire.master.session_protocol import Clock
 from gridwire.master.store import EventLog, ValueStore
 
 PointType = Literal["bi", "dbi", "bo", "counter", "frozen", "ai", "ao"]

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from typing import Literal
 
 from gridwire.capture import Endpoint
+from gridwire.clock import Clock
 from gridwire.errors import ConnectionFailed
 from gridwire.master.connection import Connection, open_connection
-from gridwire.master.session_protocol import Clock
 from gridwire.master.settings import OutstationSettings
 from gridwire.master.wire import Wire
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gridwire.capture import RotatingPcapWriter
+from gridwire.clock import SYSTEM_CLOCK, Clock
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.errors import DecodeError
 from gridwire.dnp3.objects.records import DnpObject
@@ -25,7 +26,6 @@ from gridwire.errors import NotAllowed, RequestError
 from gridwire.master import controls as controls_module
 from gridwire.master import gate, timesync
 from gridwire.master.bus import EventBus
-from gridwire.master.clock import SystemClock
 from gridwire.master.conditions import (
     EventCondition,
     IndicationCondition,
@@ -58,7 +58,6 @@ from gridwire.master.scans import (
     unsolicited_body,
 )
 from gridwire.master.session import Session
-from gridwire.master.session_protocol import Clock
 from gridwire.master.settings import OutstationSettings, TaskSettings
 from gridwire.master.trace import DEFAULT_MASTER, DEFAULT_OUTSTATION
 
@@ -94,7 +93,7 @@ class Master:
         profiles: ProfileSource | None = None,
     ) -> None:
         self.allow_control = allow_control
-        self.clock: Clock = clock or SystemClock()
+        self.clock: Clock = clock or SYSTEM_CLOCK
         self.bus = EventBus()
         self._trace_limit = trace_limit
         self._event_limit = event_limit

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridwire.capture import Endpoint, RotatingPcapWriter
+from gridwire.clock import Clock, wall_ms
 from gridwire.dnp3.app.fragments import Response, parse_response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN
@@ -47,7 +48,7 @@ from gridwire.master.hold import Hold
 from gridwire.master.records import Outcome, OutstationStatus, exchange_record
 from gridwire.master.scans import scan_body
 from gridwire.master.schedules import Schedules
-from gridwire.master.session_protocol import Body, Clock, ExchangeResult
+from gridwire.master.session_protocol import Body, ExchangeResult
 from gridwire.master.settings import OutstationSettings, TaskSettings
 from gridwire.master.store import EventLog, NameOf, ValueStore, keep, name_objects, no_names
 from gridwire.master.tasks import BY_NAME, TaskContext, TaskRunner
@@ -252,7 +253,7 @@ class Session:
 
     def _on_data(self, data: bytes) -> None:
         received = self.association.receive(data)
-        now_ms = self.clock.wall_ms()
+        now_ms = wall_ms(self.clock)
         self.wire.received(received.frames, now_ms)
         for reason in received.discarded:
             log.debug("%s: discarded %s", self.name, reason)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
 
+from gridwire.clock import Clock
 from gridwire.dnp3.app.fragments import Response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.master.records import Exchange
@@ -20,16 +21,6 @@ Body: TypeAlias = bytes | Callable[[], bytes]
 the function when the request is about to leave, after any wait for the request before it, so
 a body that holds the master's clock carries the time it was sent, not the time it was asked
 for."""
-
-
-class Clock(Protocol):
-    def wall_ms(self) -> float:
-        """Milliseconds since the epoch (UTC), the clock written into an outstation."""
-        ...
-
-    def monotonic(self) -> float:
-        """Seconds on a clock that is never stepped, for ages and timeouts."""
-        ...
 
 
 @dataclass(slots=True)

@@ -36,12 +36,13 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+from gridwire.clock import Clock, wall_ms
 from gridwire.dnp3 import requests
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN, REFUSALS
 from gridwire.errors import NotAllowed, RequestError
 from gridwire.master.records import Exchange, TimeSyncResult
-from gridwire.master.session_protocol import Clock, ExchangeResult, SessionLike
+from gridwire.master.session_protocol import ExchangeResult, SessionLike
 
 Procedure = Literal["lan", "non_lan"]
 PROCEDURES: Final = ("lan", "non_lan")
@@ -87,7 +88,7 @@ class TimeAtSend:
         self.time_ms: int | None = None
 
     def __call__(self) -> bytes:
-        self.time_ms = round(self._clock.wall_ms() + self._delay_ms)
+        self.time_ms = round(wall_ms(self._clock) + self._delay_ms)
         return body_of(requests.write_time(0, self.time_ms))
 
 

@@ -14,6 +14,7 @@ import asyncio
 import logging
 
 from gridwire.capture import CaptureError, Direction, RotatingPcapWriter, TcpFlow
+from gridwire.clock import Clock, wall_ms
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.link import Dropped, LinkFrame
 from gridwire.errors import ConnectionFailed
@@ -21,7 +22,6 @@ from gridwire.master import gate
 from gridwire.master.bus import EventBus
 from gridwire.master.connection import Connection
 from gridwire.master.deviations import Deviations
-from gridwire.master.session_protocol import Clock
 from gridwire.master.trace import FrameLog
 
 log = logging.getLogger("gridwire.master.session")
@@ -94,7 +94,7 @@ class Wire:
         else:
             for octets in frames:
                 self._write(conn, octets)
-        return self.clock.wall_ms()
+        return wall_ms(self.clock)
 
     def received(self, frames: list[LinkFrame | Dropped], now_ms: float) -> None:
         """Frames (and runs of dropped octets) just read from the connection, in order."""
@@ -120,7 +120,7 @@ class Wire:
 
     def _write(self, conn: Connection, octets: bytes) -> None:
         conn.write(octets)
-        now_ms = self.clock.wall_ms()
+        now_ms = wall_ms(self.clock)
         frame_id = self.frames.log_sent(octets, now_ms)
         self._logged(frame_id, Direction.TO_OUTSTATION, octets, now_ms)
 

@@ -26,11 +26,11 @@ import contextlib
 import logging
 import math
 import ssl
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Literal
 
+from gridwire.clock import SYSTEM_CLOCK, Clock, wall_ms
 from gridwire.errors import ConfigError
 from gridwire.outstation.config import OutstationConfig
 from gridwire.outstation.database import Database
@@ -75,7 +75,7 @@ class OutstationServer:
         tls: TlsSettings | None = None,
         accept: Accept = "replace",
         tick_interval: float = 1.0,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         if isinstance(device, Database):
             device = GenericDevice(device)
@@ -104,7 +104,7 @@ class OutstationServer:
 
     # -- life ----------------------------------------------------------------------------
     async def start(self) -> None:
-        self.device.database.clock.anchor(time.time() * 1000.0, self.clock())
+        self.device.database.clock.anchor(wall_ms(self.clock), self.clock.monotonic())
         self._server = await asyncio.start_server(
             self._accept, self.host, self.requested_port, ssl=self._ssl
         )
@@ -172,12 +172,12 @@ class OutstationServer:
         if self._current is not None:
             log.info("closing the connection of %s for %s", self._current.peer, conn.peer)
             self._current.close()
-            self.session.disconnect(self.clock())
+            self.session.disconnect(self.clock.monotonic())
         self._current = conn
         self.connections += 1
         log.info("master connected from %s", conn.peer)
         try:
-            conn.write(self.session.connect(self.clock()))
+            conn.write(self.session.connect(self.clock.monotonic()))
             self._wake.set()
             while True:
                 data = await conn.reader.read(READ_SIZE)
@@ -185,7 +185,7 @@ class OutstationServer:
                     break
                 if self._current is not conn:
                     break
-                conn.write(self.session.receive(data, self.clock()))
+                conn.write(self.session.receive(data, self.clock.monotonic()))
                 self._wake.set()
                 await conn.writer.drain()
         except (ConnectionError, OSError, ssl.SSLError) as exc:
@@ -195,7 +195,7 @@ class OutstationServer:
         finally:
             if self._current is conn:
                 self._current = None
-                self.session.disconnect(self.clock())
+                self.session.disconnect(self.clock.monotonic())
                 log.info("master %s disconnected", conn.peer)
             conn.close()
 
@@ -219,7 +219,7 @@ class OutstationServer:
     # -- timers --------------------------------------------------------------------------
     async def _run_timers(self) -> None:
         while True:
-            now = self.clock()
+            now = self.clock.monotonic()
             next_tick = self._last_tick + self.tick_interval
             deadline = self.session.deadline
             wake = min(next_tick, deadline if deadline is not None else math.inf)
@@ -230,7 +230,7 @@ class OutstationServer:
                     async with asyncio.timeout(wake - now):
                         await self._wake.wait()
             self._wake.clear()
-            now = self.clock()
+            now = self.clock.monotonic()
             try:
                 if now >= self._last_tick + self.tick_interval:
                     self._last_tick = now

@@ -17,9 +17,9 @@ As a library::
         client.time_reading()       # what GET /api/v1/time answers
 """
 
+from gridwire.clock import SYSTEM_CLOCK, Clock, SystemClock
 from gridwire.sep2.api import ManagementApi, management_app
 from gridwire.sep2.client import Sep2Client
-from gridwire.sep2.clock import SYSTEM_CLOCK, Clock, SystemClock
 from gridwire.sep2.config import Sep2Config, build_config, read_config_file
 from gridwire.sep2.errors import (
     CertificateError,
