@@ -30,6 +30,8 @@ LOOPBACK: Final = "127.0.0.1"
 """The host of a bind that names none."""
 RULE: Final = "HOST:PORT, HOST, :PORT (host 127.0.0.1) or [IPv6]:PORT, with a port 0-65535"
 """The rule, as the errors state it."""
+HOST_LENGTH: Final = 253
+"""The longest host name (a DNS name's most)."""
 LONGEST: Final = 300
 """The longest bind text read (a DNS name's 253 characters, a port, and room to spare)."""
 
@@ -97,7 +99,7 @@ def _host_problem(host: str) -> str | None:
             return f"{host!r} is not an IPv4 address"
         return None
     name = host[:-1] if host.endswith(".") else host
-    if len(name) <= 253 and all(_LABEL.fullmatch(label) for label in name.split(".")):
+    if len(name) <= HOST_LENGTH and all(_LABEL.fullmatch(label) for label in name.split(".")):
         return None
     return f"{host!r} is not a host name or address"
 

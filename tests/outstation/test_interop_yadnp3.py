@@ -147,17 +147,17 @@ def _client_identity(path: Path) -> tuple[str, str]:
 def test_tls_with_allow_list(tmp_path: Path) -> None:
     pki = make_pki(tmp_path)
     name, fingerprint = _client_identity(pki.client.certificate)
-    server = (pki.ca, pki.server.certificate, pki.server.key)
+    server = {"ca": pki.ca, "certificate": pki.server.certificate, "key": pki.server.key}
     # Let in by common name, then by SHA-256 fingerprint (with colons, upper case).
     for allow in ((name,), (fingerprint,)):
         with (
-            serving(_database(2), tls=TlsSettings(*server, allow)) as served,
+            serving(_database(2), tls=TlsSettings(**server, allow=allow)) as served,
             yadnp3_master(served.port, tls=pki) as master,
         ):
             assert master.scan().result == "SUCCESS"
     # Not on the list: the connection is closed as soon as the handshake is done.
     with (
-        serving(_database(2), tls=TlsSettings(*server, ("someone else",))) as served,
+        serving(_database(2), tls=TlsSettings(**server, allow=("someone else",))) as served,
         yadnp3_master(served.port, tls=pki, online=False) as master,
     ):
         master.expect("channel", state="CLOSED", timeout=20)
@@ -165,7 +165,7 @@ def test_tls_with_allow_list(tmp_path: Path) -> None:
     # A client certificate from another CA (the master trusts ours) fails the handshake.
     other = make_pki(tmp_path / "other")
     with (
-        serving(_database(2), tls=TlsSettings(*server)) as served,
+        serving(_database(2), tls=TlsSettings(**server)) as served,
         yadnp3_master(served.port, tls=pki, tls_identity=other.client, online=False) as master,
     ):
         master.expect(_failed_connection, timeout=20)

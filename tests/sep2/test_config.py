@@ -37,9 +37,10 @@ def test_json_file_with_relative_paths_and_overrides(tmp_path: Path) -> None:
     assert config.server.dcap_path == "/sep2/dcap"  # None leaves the file's value
     assert config.server.fsa_stale_seconds == 900.0
     assert config.server.use_server_time is False
-    assert config.tls.ca == (tmp_path / "certs" / "ca.pem").resolve()
-    assert config.tls.certificate == Path("/abs/dev.pem")
-    assert config.tls.key == (tmp_path / "k.pem").resolve()
+    assert config.tls is not None
+    assert config.tls.ca == str((tmp_path / "certs" / "ca.pem").resolve())
+    assert config.tls.certificate == "/abs/dev.pem"
+    assert config.tls.key == str((tmp_path / "k.pem").resolve())
     assert config.api.bind == "[::1]:9000"
     assert config.api.address() == ("::1", 9000)
 
@@ -48,7 +49,10 @@ def test_defaults() -> None:
     config = build_config()
     assert (config.server.dcap_path, config.server.fsa_stale_seconds) == ("/dcap", None)
     assert config.server.use_server_time is True
-    assert (config.tls.minimum_version, config.tls.ciphers) == ("1.2", [])
+    assert config.tls is None  # the three files come together, or not at all
+    tls = build_config({"tls": {"ca": "a", "certificate": "c", "key": "k"}}).tls
+    assert tls is not None
+    assert (tls.minimum_version, tls.ciphers, tls.server_name) == ("1.2", [], None)
 
 
 @pytest.mark.parametrize(
@@ -63,7 +67,12 @@ def test_defaults() -> None:
         ({"api": {"token": "two words"}}, "api.token: String should match pattern"),
         ({"server": {"fsa_stale_seconds": 0}}, "server.fsa_stale_seconds: Input should be greater"),
         ({"server": {"fsa_stale_seconds": "soon"}}, "server.fsa_stale_seconds: Input should be"),
-        ({"tls": {"minimum_version": "1.1"}}, "tls.minimum_version: Input should be '1.2' or"),
+        (
+            {"tls": {"ca": "a", "certificate": "c", "key": "k", "minimum_version": "1.1"}},
+            "tls.minimum_version: Input should be '1.2' or",
+        ),
+        ({"tls": {"ciphers": []}}, "tls.ca is not set"),
+        ({"tls": {"ca": "a", "key": "k"}}, "tls.certificate is not set"),
         ({"api": {"port": 1}}, "api.port: Extra inputs are not permitted"),
         ({"bogus": {}}, "bogus: Extra inputs are not permitted"),
     ],
@@ -107,7 +116,8 @@ def test_every_flag_overrides_its_key_and_the_file_holds_the_rest(tmp_path: Path
     only_file = load_settings(build_parser().parse_args(["sep2", "--config", str(path)]))
     assert only_file.server.url == "https://file:1"
     assert (only_file.server.dcap_path, only_file.server.fsa_stale_seconds) == ("/file/dcap", 1.5)
-    assert only_file.tls.ca == (tmp_path / "file-ca.pem").resolve()
+    assert only_file.tls is not None
+    assert only_file.tls.ca == str((tmp_path / "file-ca.pem").resolve())
     assert only_file.api.bind == "127.0.0.1:1"
     args = build_parser().parse_args(
         [
@@ -120,10 +130,11 @@ def test_every_flag_overrides_its_key_and_the_file_holds_the_rest(tmp_path: Path
     config = load_settings(args)
     assert config.server.url == "https://flag:2"
     assert (config.server.dcap_path, config.server.fsa_stale_seconds) == ("/flag/dcap", 4000.0)
+    assert config.tls is not None
     assert (config.tls.ca, config.tls.certificate, config.tls.key) == (
-        Path("/f/ca.pem"),
-        Path("/f/dev.pem"),
-        Path("/f/dev.key"),
+        "/f/ca.pem",
+        "/f/dev.pem",
+        "/f/dev.key",
     )
     assert config.api.bind == "127.0.0.1:2"
     # Keys with no flag keep the file's values.

@@ -69,7 +69,7 @@ def test_settings_file_and_flags_over_it(tmp_path: Path) -> None:
     assert (settings.host, settings.port, settings.der) == ("127.0.0.1", 20100, True)
     assert settings.outstation.unsolicited_classes == (1, 2)
     assert settings.outstation.select_timeout == 4.0
-    assert settings.tls is not None and settings.tls.ca == tmp_path / "tls" / "ca.pem"
+    assert settings.tls is not None and settings.tls.ca == str(tmp_path / "tls" / "ca.pem")
     args = build_parser().parse_args(
         ["sim", "--config", str(config), "--bind", ":20200", "--tls-allow", "master-1"]
     )

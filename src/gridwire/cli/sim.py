@@ -19,8 +19,7 @@ from gridwire.outstation.database_file import database_from_json, default_databa
 from gridwire.outstation.device import Device
 from gridwire.outstation.generic import GenericDevice
 from gridwire.outstation.server import OutstationServer
-from gridwire.outstation.tls import TlsSettings
-from gridwire.simulator.config import DEFAULT_PORT, SimSettings, load_settings
+from gridwire.simulator.config import DEFAULT_PORT, SimSettings, load_settings, tls_settings
 from gridwire.simulator.der import SimulatedDer
 from gridwire.simulator.device_profile import der_device_profile
 from gridwire.simulator.misbehaviour import SIM_MISBEHAVIOURS, split_misbehaviours
@@ -118,13 +117,11 @@ def settings_of(args: argparse.Namespace) -> SimSettings:
     if any(f is not None for f in tls_files):
         if not all(f is not None for f in tls_files):
             raise ConfigError("TLS needs --tls-ca, --tls-certificate and --tls-key together")
-        settings.tls = TlsSettings(args.tls_ca, args.tls_certificate, args.tls_key)
+        settings.tls = tls_settings(args.tls_ca, args.tls_certificate, args.tls_key)
     if args.tls_allow:
         if settings.tls is None:
             raise ConfigError("--tls-allow needs TLS (--tls-ca, --tls-certificate, --tls-key)")
-        settings.tls = TlsSettings(
-            settings.tls.ca, settings.tls.certificate, settings.tls.key, tuple(args.tls_allow)
-        )
+        settings.tls = settings.tls.model_copy(update={"allow": tuple(args.tls_allow)})
     config.validate()
     if settings.der and settings.database is not None:
         raise ConfigError("--der serves the point map; --database is for the generic outstation")

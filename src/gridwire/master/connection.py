@@ -23,15 +23,9 @@ from collections.abc import Callable
 
 from gridwire.errors import ConnectionFailed, RequestError
 from gridwire.master.settings import TlsSettings
+from gridwire.tls_files import TlsFileError, client_context
 
 Address = tuple[str, int]
-
-
-def _build_tls_context(tls: TlsSettings) -> ssl.SSLContext:
-    ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=tls.ca)
-    ctx.minimum_version = ssl.TLSVersion.TLSv1_2
-    ctx.load_cert_chain(tls.certificate, tls.key)
-    return ctx
 
 
 def tls_context(tls: TlsSettings) -> ssl.SSLContext:
@@ -40,18 +34,19 @@ def tls_context(tls: TlsSettings) -> ssl.SSLContext:
     certificate renewed on disk is used by the next connection; files that became unusable
     since ``add`` mean this connection cannot be made (ConnectionFailed)."""
     try:
-        return _build_tls_context(tls)
-    except (OSError, ssl.SSLError, ValueError) as exc:
+        return client_context(tls)
+    except TlsFileError as exc:
         raise ConnectionFailed(f"TLS settings cannot be used: {exc}") from None
 
 
 def check_tls(tls: TlsSettings) -> None:
     """Refuse TLS files that cannot be used as they are given: a parameter of ``add`` that is
-    wrong (RequestError naming the problem), not a connection that failed."""
+    wrong (RequestError with the one-line error of every side's TLS files), not a connection
+    that failed."""
     try:
-        _build_tls_context(tls)
-    except (OSError, ssl.SSLError, ValueError) as exc:
-        raise RequestError(f"tls: the files cannot be used: {exc}") from None
+        client_context(tls)
+    except TlsFileError as exc:
+        raise RequestError(str(exc)) from None
 
 
 # Octets read at most at a time: a 2048-octet fragment is about 2.3 KiB of frames.

@@ -12,9 +12,11 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from gridwire.binding import HOST_LENGTH
 from gridwire.dnp3.transport import DEFAULT_MAX_FRAGMENT, MAX_PAYLOAD
 from gridwire.master.tasks.catalogue import TASK_NAMES, WRITING_TASKS
 from gridwire.master.tasks.settings import TaskSettings
+from gridwire.tls_files import PATH_LENGTH, ClientTls
 
 __all__ = [
     "HOST_LENGTH",
@@ -39,24 +41,16 @@ LONGEST_RECONNECT = 86_400.0
 longest wait)."""
 NAME_LENGTH: Final = 255
 """The longest name of an outstation, in characters (it travels in every event and status)."""
-PATH_LENGTH: Final = 4096
-"""The longest file name a setting takes (PATH_MAX on Linux)."""
-HOST_LENGTH: Final = 253
-"""The longest host name (a DNS name's most)."""
 MAX_REQUEST_FRAGMENT: Final = 65535
 """The largest ``max_request_fragment`` that can be set (the most the outstation's own
 ``max_fragment`` takes)."""
 
 
-class TlsSettings(BaseModel):
-    """TLS to the outstation: files on this machine, and the name its certificate carries."""
+class TlsSettings(ClientTls):
+    """TLS to the outstation: files on the machine the service runs on, and the name the
+    outstation's certificate carries."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    ca: str = Field(max_length=PATH_LENGTH)
-    certificate: str = Field(max_length=PATH_LENGTH)
-    key: str = Field(max_length=PATH_LENGTH)
-    server_name: str | None = Field(default=None, max_length=HOST_LENGTH)
+    # The files, their limits and their loader are every side's: gridwire.tls_files.
 
 
 class OutstationSettings(BaseModel):

@@ -37,7 +37,8 @@ from gridwire.outstation.database import Database
 from gridwire.outstation.device import Device
 from gridwire.outstation.generic import GenericDevice
 from gridwire.outstation.session import OutstationSession
-from gridwire.outstation.tls import TlsSettings, allowed, peer_identity, server_context
+from gridwire.outstation.tls import TlsSettings, allowed, peer_identity
+from gridwire.tls_files import server_context
 
 log = logging.getLogger("gridwire.outstation")
 Accept = Literal["replace", "refuse"]

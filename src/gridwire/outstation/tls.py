@@ -1,49 +1,25 @@
 """TLS for the outstation's server: a client certificate from the CA is required, TLS 1.2 at
-least, and an optional allow-list of masters by certificate common name or SHA-256
-fingerprint (checked once the handshake has verified the chain)."""
+least (:func:`gridwire.tls_files.server_context`, the files loaded as on every side), and an
+optional allow-list of masters by certificate common name or SHA-256 fingerprint (checked
+once the handshake has verified the chain)."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import ssl
-from dataclasses import dataclass
-from pathlib import Path
 
-from gridwire.errors import ConfigError
+from gridwire.tls_files import TlsFiles
 
 _HEX = re.compile(r"[0-9a-f]{64}")
 
 
-@dataclass(frozen=True, slots=True)
-class TlsSettings:
-    """``allow`` holds common names and/or SHA-256 fingerprints (hex, any case, with or
-    without colons) of the client certificates let in; empty lets in any certificate the CA
-    signed."""
+class TlsSettings(TlsFiles):
+    """The outstation's TLS files (every side's: :mod:`gridwire.tls_files`) and ``allow``: the
+    common names and/or SHA-256 fingerprints (hex, any case, with or without colons) of the
+    client certificates let in; empty lets in any certificate the CA signed."""
 
-    ca: Path
-    certificate: Path
-    key: Path
     allow: tuple[str, ...] = ()
-
-
-def server_context(settings: TlsSettings) -> ssl.SSLContext:
-    """A server context that requires and verifies a client certificate; ConfigError naming
-    the file that cannot be used."""
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    context.verify_mode = ssl.CERT_REQUIRED
-    try:
-        context.load_cert_chain(str(settings.certificate), str(settings.key))
-    except (OSError, ssl.SSLError) as exc:
-        raise ConfigError(
-            f"cannot use TLS certificate {settings.certificate} with key {settings.key}: {exc}"
-        ) from None
-    try:
-        context.load_verify_locations(cafile=str(settings.ca))
-    except (OSError, ssl.SSLError) as exc:
-        raise ConfigError(f"cannot use TLS CA file {settings.ca}: {exc}") from None
-    return context
 
 
 def normalize_fingerprint(text: str) -> str | None:

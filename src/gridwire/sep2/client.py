@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ssl
+from pathlib import Path
 from types import TracebackType
 
 import httpx
@@ -46,9 +47,9 @@ class Sep2Client:
         self.config = config
         context = ssl_context if ssl_context is not None else client_context(tls)
         if identity is None:
-            if tls.certificate is None:
+            if tls is None:
                 raise ConfigError("tls.certificate is not set")
-            identity = load_identity(tls.certificate)
+            identity = load_identity(Path(tls.certificate))
         self.identity = identity
         self.timebase = Timebase(
             clock, enabled=server.use_server_time, fsa_stale_seconds=server.fsa_stale_seconds
@@ -57,7 +58,7 @@ class Sep2Client:
             server.url,
             context,
             timeout=server.timeout_seconds,
-            server_name=tls.server_name,
+            server_name=None if tls is None else tls.server_name,
             clock=clock,
             transport=transport,
         )

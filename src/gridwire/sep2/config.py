@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gridwire.binding import parse_bind
 from gridwire.errors import ConfigError
+from gridwire.tls_files import ClientTls
 
 API_PORT = 8830
 """The management API's port when ``api.bind`` names none."""
@@ -84,20 +85,16 @@ class ServerConfig(_Settings):
         return value
 
 
-class TlsConfig(_Settings):
-    ca: Path | None = Field(
-        default=None, description="CA certificate(s) the head-end's chain ends in"
-    )
-    certificate: Path | None = Field(default=None, description="This device's certificate (PEM)")
-    key: Path | None = Field(default=None, description="The device certificate's private key (PEM)")
+class TlsConfig(ClientTls):
+    """The files (``ca``: the head-end's CA, ``certificate`` and ``key``: this device's) and
+    ``server_name`` as every side's TLS (:mod:`gridwire.tls_files`), and what only the
+    2030.5 client sets: the suites it offers, the oldest version, whether the name is checked."""
+
     ciphers: list[str] = Field(
         default_factory=list,
         description=f"TLS 1.2 suites offered after the baseline {BASELINE_CIPHER}",
     )
     minimum_version: Literal["1.2", "1.3"] = Field(default="1.2", description="Oldest TLS version")
-    server_name: str | None = Field(
-        default=None, description="Name to check the head-end's cert for"
-    )
     check_hostname: bool = Field(
         default=True, description="Check the head-end's cert names its host"
     )
@@ -124,7 +121,9 @@ class ApiConfig(_Settings):
 
 class Sep2Config(_Settings):
     server: ServerConfig = ServerConfig()
-    tls: TlsConfig = TlsConfig()
+    tls: TlsConfig | None = Field(
+        default=None, description="Mutual TLS to the head-end: ca, certificate and key together"
+    )
     api: ApiConfig = ApiConfig()
 
 
@@ -171,6 +170,8 @@ def build_config(
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
+        if first["type"] == "missing":
+            raise ConfigError(f"{where} is not set") from None
         raise ConfigError(f"{where}: {first['msg']}") from None
     config.api.address()
     return config

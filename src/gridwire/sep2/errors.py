@@ -3,7 +3,8 @@ so the command line can print it as it stands."""
 
 from __future__ import annotations
 
-from gridwire.errors import ConfigError, GridwireError
+from gridwire.errors import GridwireError
+from gridwire.tls_files import TlsFileError
 
 
 class Sep2Error(GridwireError):
@@ -15,9 +16,10 @@ class ResourceError(Sep2Error):
     or malformed field. Parsers raise this and nothing else, whatever octets they are given."""
 
 
-class CertificateError(Sep2Error, ConfigError):
+class CertificateError(Sep2Error, TlsFileError):
     """TLS material that cannot be used: a missing or unreadable file, something that is not a
-    certificate or key, a key that does not match its certificate, an unusable cipher list."""
+    certificate or key, a key that does not match its certificate (the words of every side:
+    :class:`gridwire.tls_files.TlsFileError`), an unusable cipher list."""
 
 
 class HeadEndError(Sep2Error):

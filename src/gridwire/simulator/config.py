@@ -25,10 +25,13 @@ when none is given.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from os import PathLike, fspath
 from pathlib import Path
 from typing import Any
+
+from pydantic import ValidationError
 
 from gridwire.binding import parse_bind
 from gridwire.errors import ConfigError
@@ -153,6 +156,20 @@ def _tls(raw: object, base: Path) -> TlsSettings:
     allow = value.get("allow", [])
     if not isinstance(allow, list) or not all(isinstance(a, str) for a in allow):
         raise ConfigError("tls.allow: a list of common names or SHA-256 fingerprints")
-    return TlsSettings(
-        base / value["ca"], base / value["certificate"], base / value["key"], tuple(allow)
-    )
+    return tls_settings(base / value["ca"], base / value["certificate"], base / value["key"], allow)
+
+
+def tls_settings(
+    ca: str | PathLike[str],
+    certificate: str | PathLike[str],
+    key: str | PathLike[str],
+    allow: Iterable[str] = (),
+) -> TlsSettings:
+    """The outstation's TLS settings; ConfigError naming the setting that cannot be taken."""
+    try:
+        return TlsSettings(
+            ca=fspath(ca), certificate=fspath(certificate), key=fspath(key), allow=tuple(allow)
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ConfigError(f"tls.{first['loc'][0]}: {first['msg']}") from None
