@@ -158,6 +158,21 @@ class _GuardedH11(H11Protocol):
         super().on_response_complete()
         self.waiting_since = self.loop.time()
 
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to octets h11 cannot read. They may break the body of a request
+        the application has already started on (a chunk size that is not hexadecimal): its
+        answer would then be a second one, failing with a traceback. It is told its client
+        left instead; and when an answer has already begun (or ended), none can follow:
+        the connection is closed."""
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            cycle.disconnected = True  # what it sends is dropped; receive() says disconnect
+            cycle.message_event.set()
+        try:
+            super().send_400_response(msg)
+        except h11.LocalProtocolError:
+            self.transport.close()
+
     def _abort_now(self) -> None:
         cut(self.transport)
 
