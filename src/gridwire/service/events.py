@@ -46,9 +46,11 @@ def line_frame(event: str, data: bytes) -> bytes:
 
 async def accepted(write: Awaitable[None], idle: float) -> bool:
     """Await a write, giving up (False) when the stream has not accepted it within
-    ``idle`` seconds."""
+    ``idle`` seconds. (Not ``asyncio.wait_for``: in Python 3.11 it swallows a cancel that
+    comes as the write ends, and a cancelled event pump then wrote on for good.)"""
     try:
-        await asyncio.wait_for(write, idle)
+        async with asyncio.timeout(idle):
+            await write
     except TimeoutError:
         return False
     return True
