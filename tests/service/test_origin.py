@@ -118,6 +118,10 @@ def test_host_names_by_bind() -> None:
     )
     names = allowed_hosts("::1", 80)
     assert names is not None and "localhost" in names and "localhost:80" in names
+    # The bound address is a name too: a console on 127.0.0.2 answers what it prints.
+    other = allowed_hosts("127.0.0.2", 8815)
+    assert other is not None and "127.0.0.2:8815" in other and "127.0.0.1:8815" in other
+    assert "127.0.0.3:8815" not in other
     # Beyond loopback the token stands in front; Host is not restricted, Origin still is.
     assert allowed_hosts("0.0.0.0", 8815) is None
     scope = {

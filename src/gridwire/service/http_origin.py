@@ -33,9 +33,13 @@ def allowed_hosts(host: str, port: int) -> frozenset[str] | None:
     any is (a bind beyond loopback)."""
     if not is_loopback(host):
         return None
-    names = {f"{name}:{port}" for name in LOOPBACK_NAMES}
+    # The address it is bound to is one of its names too (127.0.0.2, or ::1 written bare),
+    # so the address the console prints is always one a browser may use.
+    own = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    bases = {*LOOPBACK_NAMES, own.lower()}
+    names = {f"{name}:{port}" for name in bases}
     if port == 80:
-        names |= set(LOOPBACK_NAMES)
+        names |= bases
     return frozenset(names)
 
 
