@@ -4,7 +4,7 @@ every point it serves with name, event class, class 0 inclusion, variations, dea
 range and scale.
 
 Element names and their order follow the DNP3 Device Profile documents of the earlier
-editions (as the documents in ``../shared/data/device-profiles`` show them); the namespace is
+editions (as the published opendnp3 Device Profile documents show them); the namespace is
 that of schema 2.12.00. What the writer is given is plain data (:class:`DeviceFacts`,
 :class:`PointEntry` and entries of the implementation table), so it serves any device.
 """
