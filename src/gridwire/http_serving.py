@@ -11,8 +11,14 @@ which never ends while the client reads nothing. Its protocol is therefore subcl
   service's refusal body and closed before anything of it is read;
 - a look at every connection each ``tick``: one still waiting for whole request headers
   ``header_timeout`` after it opened (or after its last answer) is closed, however slowly
-  it drips octets; one whose client has taken none of the octets waiting to be sent for
-  ``send_timeout`` is aborted, whether it is answering or closing;
+  it drips octets; one whose request body is not whole ``body_timeout`` after its headers
+  (and a tick more, in which the application may answer it itself, as the console does) is
+  answered 408, or closed when its answer has begun, however slowly it drips octets; one
+  whose client has taken none of the octets waiting to be sent for ``send_timeout`` is
+  aborted, whether it is answering or closing;
+- a close that lingers (:mod:`gridwire.lingering`): FIN once everything is sent, then what
+  the client still sends is read and dropped for a moment, so that unread pipelined
+  requests never turn the close into a reset that destroys the answers before it;
 - the ASGI scope extensions ``gridwire.abort``, a callable the application calls to cut its
   connection at once (the event stream, at its idleness limit), and ``gridwire.on_lost``,
   which takes a callable to call if the connection is lost before the answer is complete
@@ -46,6 +52,7 @@ from gridwire.connection_limits import (
     guard_accept,
     throttle_logger,
 )
+from gridwire.lingering import LingeringTransport
 
 log = logging.getLogger("gridwire.http")
 
@@ -107,8 +114,11 @@ class _GuardedH11(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self.lost_callback: Callable[[], None] | None = None
-        super().connection_made(transport)
+        # Closed after a refusal with pipelined requests unread, a plain close would reset
+        # the connection and destroy the answers sent before it (gridwire.lingering).
+        super().connection_made(LingeringTransport(transport))
         self.waiting_since = self.loop.time()
+        self.body_since = self.waiting_since
         self.stalled: tuple[float, int] | None = None
         watch = self.watch
         watch.add(self)
@@ -148,7 +158,10 @@ class _GuardedH11(H11Protocol):
         super().data_received(data)
 
     def handle_events(self) -> None:
+        cycle = self.cycle
         super().handle_events()
+        if self.cycle is not cycle:  # a request's headers arrived: its body is now due
+            self.body_since = self.loop.time()
         if self.scope is not None:
             extensions = cast(dict[str, Any], self.scope).setdefault("extensions", {})
             extensions[ABORT] = self._abort_now
@@ -186,8 +199,9 @@ class _GuardedH11(H11Protocol):
         return forget
 
     def look(self, now: float) -> None:
-        """Close a connection overdue with its headers, abort one whose client takes
-        nothing (called every tick)."""
+        """Close a connection overdue with its headers or its body (``body_timeout`` after
+        the headers, plus a tick in which the application may answer it first), abort one
+        whose client takes nothing (called every tick)."""
         limits = self.watch.limits
         pending = self.transport.get_write_buffer_size()
         if pending == 0:
@@ -215,6 +229,37 @@ class _GuardedH11(H11Protocol):
                 limits.header_timeout,
             )
             self.transport.close()
+            return
+        if (
+            not self.transport.is_closing()
+            and self.conn.their_state is h11.SEND_BODY
+            and now - self.body_since >= limits.body_timeout + limits.tick
+        ):
+            self._cut(
+                "body",
+                "closed a connection whose request body did not arrive within %s s",
+                limits.body_timeout,
+            )
+            self._refuse_late_body()
+
+    def _refuse_late_body(self) -> None:
+        """408 for a request whose body is overdue, unless its answer has begun (the
+        application, which may answer it first, is told its client left), then close."""
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            cycle.disconnected = True
+            cycle.message_event.set()
+        if cycle is not None and not cycle.response_started:
+            body = self.watch.refusal(
+                f"the request body did not arrive whole within {self.watch.limits.body_timeout} s"
+            )
+            head = (
+                "HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+                f"content-length: {len(body)}\r\ncache-control: no-store\r\n"
+                "connection: close\r\n\r\n"
+            ).encode()
+            self.transport.write(head + body)
+        self.transport.close()
 
     def _cut(self, condition: str, message: str, seconds: float) -> None:
         self.watch.throttled.log(
