@@ -93,6 +93,15 @@ class OutstationSettings(BaseModel):
         default=DEFAULT_MAX_FRAGMENT, ge=MAX_PAYLOAD, le=MAX_REQUEST_FRAGMENT
     )
 
+    @field_validator("name")
+    @classmethod
+    def _printable_name(cls, value: str) -> str:
+        # The name is written into the log, events and reports: a line break or an escape in
+        # it would forge a line of the command log or redraw a terminal.
+        if not value.isprintable():
+            raise ValueError("a name is printable text: no line breaks, tabs or other controls")
+        return value
+
     @field_validator("tasks")
     @classmethod
     def _task_names(cls, value: dict[str, Any]) -> dict[str, Any]:

@@ -269,7 +269,12 @@ def _text(exc: Exception) -> str:
 
 def _on(params: BaseModel) -> str:
     outstation = getattr(params, "outstation", None)
-    return f" on {outstation}" if outstation else ""
+    if not outstation:
+        return ""
+    # A name as the client sent it: a line break (or an escape) in it would write a line of
+    # its own into the command log, so such a name is logged quoted, its controls escaped.
+    text = str(outstation)
+    return f" on {text if text.isprintable() else repr(text)}"
 
 
 def _params_text(params: BaseModel | None) -> str:

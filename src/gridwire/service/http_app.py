@@ -28,6 +28,8 @@ from urllib.parse import parse_qs
 
 import orjson
 from fastapi import FastAPI
+from fastapi.exception_handlers import http_exception_handler
+from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -178,6 +180,16 @@ async def _unknown(request: Request) -> Response:
     return _refusal(Refused(404, f"unknown operation {name!r}"))
 
 
+async def _not_routed(request: Request, exc: Exception) -> Response:
+    """An HTTP error raised by the router itself: a method no route under ``/api`` lists
+    (CONNECT, PROPFIND...) gets the envelope every ``/api`` answer is; the rest FastAPI's."""
+    assert isinstance(exc, HTTPException)
+    path = request.url.path
+    if exc.status_code == 405 and (path == "/api" or path.startswith("/api/")):
+        return _refusal(Refused(405, f"{path} takes POST", {"allow": "POST"}))
+    return await http_exception_handler(request, exc)
+
+
 class Guard:
     """Token check (constant-time) for ``/api`` and ``/events``: the header
     ``Authorization: Bearer TOKEN`` or the query parameter ``token``; 401 otherwise."""
@@ -323,6 +335,7 @@ def build_app(
     app.add_route("/api/{name:path}", _unknown, ANY_METHOD)
     app.router.routes.append(Route("/events", EventStream(service), methods=["GET"]))
     app.router.routes.extend(console_routes())  # the web console: / and /console/
+    app.add_exception_handler(HTTPException, _not_routed)
     app.add_middleware(Guard, token=token)
     hosts = allowed_hosts(*bound) if bound is not None else None
     app.add_middleware(
