@@ -374,3 +374,32 @@ async def test_openapi_documents_the_token_only_when_there_is_one() -> None:
     assert "security" not in open_["paths"]["/api/v1/time"]["get"]
     assert "401" not in open_["paths"]["/api/v1/time"]["get"]["responses"]
     assert "securitySchemes" not in open_.get("components", {})
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({}, 200),
+        ({"Host": "localhost:8443"}, 200),
+        ({"Host": "[::1]:8443"}, 200),
+        ({"Origin": "http://127.0.0.1:8443"}, 200),  # a page the API itself served
+        ({"Host": "evil.example:8443"}, 403),  # DNS rebinding: the page's own name
+        ({"Host": "127.0.0.1:8444"}, 403),
+        ({"Origin": "http://evil.example"}, 403),
+        ({"Origin": "null"}, 403),
+    ],
+)
+async def test_bound_to_loopback_the_api_answers_its_own_names_and_origin_only(
+    observed: Sep2Client, headers: dict[str, str], status: int
+) -> None:
+    app = management_app(Sep2Service(observed), bound=("127.0.0.1", 8443))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8443") as http:
+        for path in ("/api/v1/time", "/api/v1/status"):
+            response = await http.get(path, headers=headers)
+            assert response.status_code == status, (path, response.text)
+            if status == 403:
+                assert response.json()["detail"]["kind"] == "forbidden"
+                assert response.headers["connection"] == "close"
+        if "Origin" in headers:  # the documentation is no API: a foreign page may link to it
+            assert (await http.get("/docs", headers=headers)).status_code == 200

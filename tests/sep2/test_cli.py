@@ -148,6 +148,12 @@ def test_api_stays_up_while_the_head_end_is_unreachable(pki: Pki, tmp_path: Path
         assert isinstance(connection, dict) and "connection refused" in str(connection["error"])
         reading = httpx.get(f"{base}/api/v1/time", timeout=5)
         assert reading.status_code == 503 and reading.json()["source"] == "unavailable"
+        # The console's rule on Host and Origin holds here too (gridwire.http_origin).
+        rebinding = httpx.get(f"{base}/api/v1/status", headers={"Host": "evil.example"})
+        foreign = httpx.get(f"{base}/api/v1/status", headers={"Origin": "http://evil.example"})
+        for refused in (rebinding, foreign):
+            assert refused.status_code == 403, refused.text
+            assert refused.json()["detail"]["kind"] == "forbidden"
     assert proc.stderr is not None
     logged = proc.stderr.read()
     refused = [line for line in logged.splitlines() if "unreachable: connection refused" in line]

@@ -157,13 +157,13 @@ async def _serve(client: Sep2Client, listener: socket.socket, log_level: str) ->
     from gridwire.http_serving import GuardedServer
     from gridwire.runtime import settle_heap
 
-    app = management_app(Sep2Service(client), token=client.config.api.token)
+    host, port = listener.getsockname()[:2]
+    app = management_app(Sep2Service(client), token=client.config.api.token, bound=(host, port))
     # The connection limits of every gridwire HTTP service (header, send and keep-alive
     # timeouts, a cap on connections): gridwire.connection_limits.Limits.
     server = GuardedServer(
         app, log_level=log_level, log_config=LOGGING_CONFIG, access_log=False, lifespan="off"
     )
-    host, port = listener.getsockname()[:2]
     logging.getLogger("gridwire.sep2").info(
         "device LFDI %s SFDI %s; management API on http://%s:%s/docs",
         client.identity.lfdi,

@@ -14,6 +14,11 @@ parameter ``token`` (for clients that cannot set a header), compared in constant
 other request gets HTTP 401 with ``WWW-Authenticate: Bearer`` and the JSON body
 ``{"detail": {"kind": "unauthorized", "message": WHY}}``. ``/docs`` and ``/openapi.json``
 describe the API and say nothing about the device, so they need no token.
+
+:func:`management_app` given the address it is bound to applies the console's rule on
+``Host`` and ``Origin`` (:mod:`gridwire.http_origin`): bound to loopback it answers only its
+own names (a DNS-rebinding page is refused), and a page of another origin gets nothing under
+``/api``; both are 403 with ``{"detail": {"kind": "forbidden", "message": WHY}}``.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from fastapi.security import APIKeyQuery, HTTPAuthorizationCredentials, HTTPBear
 from pydantic import BaseModel, Field
 
 from gridwire.errors import GridwireError
+from gridwire.http_origin import SameOrigin, allowed_hosts
 from gridwire.sep2.docs import install_docs
 from gridwire.sep2.errors import NotConnected
 from gridwire.sep2.reading import TimeReading, TimeUnavailable
@@ -42,6 +48,7 @@ NO_STORE = {"Cache-Control": "no-store"}
 TEXT = "text/plain; charset=utf-8"
 NOT_CONNECTED = "not_connected"
 UNAUTHORIZED = "unauthorized"
+FORBIDDEN = "forbidden"
 
 
 class NotConnectedDetail(BaseModel):
@@ -253,10 +260,21 @@ def management_app(
     *,
     title: str = "gridwire IEEE 2030.5 client",
     token: str | None = None,
+    bound: tuple[str, int] | None = None,
 ) -> FastAPI:
     """A standalone app: the routes at ``/api/v1`` (requiring ``token`` when one is given),
-    ``/openapi.json``, and ``/docs`` served from packaged Swagger UI assets (no CDN)."""
+    ``/openapi.json``, and ``/docs`` served from packaged Swagger UI assets (no CDN).
+    ``bound``, the address it listens on, gives the console's rule on Host and Origin
+    (:mod:`gridwire.http_origin`): on loopback only its own names, and no page of another
+    origin under ``/api``; None checks neither."""
     app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url="/openapi.json")
     app.include_router(ManagementApi(provider, token=token).router)
     install_docs(app)
+    if bound is not None:
+        app.add_middleware(SameOrigin, hosts=allowed_hosts(*bound), refuse=_forbidden)
     return app
+
+
+def _forbidden(problem: str) -> Response:
+    body = orjson.dumps({"detail": {"kind": FORBIDDEN, "message": problem}})
+    return Response(body, 403, {**NO_STORE, "connection": "close"}, "application/json")

@@ -8,7 +8,7 @@ generated from the operation table.
 
 Every answer under ``/api`` is an envelope. HTTP status codes (decision in docs/DESIGN.md):
 200 ok; 400 kind request; 403 not_allowed; 503 connection; and, where no operation ran, 401
-missing or wrong token, 403 a foreign Host or Origin (:mod:`.http_origin`), 404 no such
+missing or wrong token, 403 a foreign Host or Origin (:mod:`gridwire.http_origin`), 404 no such
 operation, 405 not POST, 408 a body that did not arrive in time, 413 body over 4 MiB
 (answered from Content-Length, or as soon as a streamed body passes the limit, before it
 is read whole), 415 a POST whose body is not ``application/json``, 400 one without a body.
@@ -39,11 +39,11 @@ from gridwire.caller import on_behalf, peer_name
 from gridwire.connection_limits import Limits
 from gridwire.console import console_routes
 from gridwire.errors import RequestError
+from gridwire.http_origin import SameOrigin, allowed_hosts, protected
 from gridwire.http_serving import ABORT, ON_LOST
 from gridwire.service.core import MESSAGE_LIMIT, Service
 from gridwire.service.dispatch import Answer, error_answer, error_body
 from gridwire.service.events import accepted, pump, sse_frame
-from gridwire.service.http_origin import SameOrigin, allowed_hosts, protected
 from gridwire.service.message import TooManyItems, check_items
 from gridwire.service.openapi import openapi_document
 

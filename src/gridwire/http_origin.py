@@ -1,5 +1,6 @@
-"""Who may talk to the console: the names it answers to (``Host``) and the pages that may
-use its API (``Origin``), against cross-site pages and DNS rebinding.
+"""Who may talk to gridwire's HTTP services (the console, the 2030.5 management API): the
+names they answer to (``Host``) and the pages that may use their APIs (``Origin``), against
+cross-site pages and DNS rebinding.
 
 - ``Host`` (every path): on a loopback bind, the request must name the service as
   ``127.0.0.1``, ``localhost`` or ``[::1]`` with its port. A page on another site whose name
@@ -13,7 +14,8 @@ use its API (``Origin``), against cross-site pages and DNS rebinding.
   console's own page passes and a page elsewhere does not; clients that are not browsers
   send none and are not concerned.
 
-A refusal is 403 with the envelope: kind ``request``, id null, the connection closed.
+A refusal is 403, its body the service's: on the console the envelope (kind ``request``, id
+null), on the 2030.5 API ``{"detail": {"kind": "forbidden", ...}}``; the connection is closed.
 """
 
 from __future__ import annotations
