@@ -257,6 +257,13 @@ async def test_scaled_point_float_is_engineering_and_integer_is_transmitted() ->
     session = FakeSession([response(0, AO_7_V1)])
     result = await operate(session, {"ao": {"7": 12}}, profile=profile)
     assert session.sent[0].fragment.hex() == "c005" + AO_7_V1
+    # A float variation carries engineering units (D81): 12.5 forced to g41v3 goes as 12.5
+    # (0x41480000), not as the 125 an integer variation carries.
+    ao_7_float = "2903170107" + "00004841" + "00"
+    session = FakeSession([response(0, ao_7_float)])
+    result = await operate(session, {"ao": {"7": 12.5}}, variation=3, profile=profile)
+    assert session.sent[0].fragment.hex() == "c005" + ao_7_float
+    assert [(s.value, s.variation) for s in result.statuses] == [(12.5, 3)]
 
 
 @pytest.mark.parametrize(

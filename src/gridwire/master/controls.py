@@ -129,8 +129,10 @@ def _analog(
     if not math.isfinite(value):
         raise RequestError(f"ao {index}: {value!r} is not a finite number")
     number: int | float = value
-    if point is not None and isinstance(value, float):
-        number = point.to_raw(value)  # a float is the engineering value
+    if point is not None and isinstance(value, float) and variation not in (3, 4):
+        # A float is the engineering value: an integer variation carries it scaled to the
+        # transmitted whole number, a float variation as it is (DESIGN D81).
+        number = point.to_raw(value)
     chosen = variation or (1 if isinstance(number, int) else 3)
     if chosen in (1, 2):
         if isinstance(number, float):
