@@ -8,6 +8,7 @@ map, or tables built from IEEE's workbook) through the outstation.
         ...  # a master connects to server.port
 """
 
-from gridwire.simulator.der import CurveStatuses, SimulatedDer
+from gridwire.simulator.curves import CurveStatuses
+from gridwire.simulator.der import SimulatedDer
 
 __all__ = ["CurveStatuses", "SimulatedDer"]

@@ -24,6 +24,7 @@ from gridwire.der.functions import (
     CURVE_Y_UNITS,
     CurveBlock,
 )
+from gridwire.dnp3.objects.controls import CommandStatus
 
 # Curve types and units (the values of AO245, AO247 and AO248).
 VOLT_VAR, WATT_VAR, VOLT_WATT = 2, 4, 5
@@ -140,3 +141,23 @@ class CurveStore:
                     return float(y1)
                 return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
         return float(points[-1][1])
+
+
+@dataclass(frozen=True, slots=True)
+class CurveStatuses:
+    """The statuses the curve block's refusals are answered with (decision "curve block
+    statuses" in docs/DESIGN.md): a curve that does not exist is outside what the selector
+    can name (OUT_OF_RANGE); a curve an enabled function is using is refused as the function's automation
+    inhibits it (AUTOMATION_INHIBIT, as IEEE 1815.2's curve lock is read by issue 11);
+    a curve of a type the function cannot use is not supported by it (NOT_SUPPORTED)."""
+
+    no_such_curve: CommandStatus = CommandStatus.OUT_OF_RANGE
+    referenced: CommandStatus = CommandStatus.AUTOMATION_INHIBIT
+    wrong_type: CommandStatus = CommandStatus.NOT_SUPPORTED
+
+
+class NoCurves:
+    """The curves of a DER that stores none: every lookup finds nothing."""
+
+    def evaluate(self, number: int, x: float) -> float | None:
+        return None

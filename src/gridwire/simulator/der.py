@@ -22,7 +22,7 @@ Control rules (each pinned by a test in tests/simulator):
 - The points of a function it does not support are not served
   (:mod:`gridwire.simulator.served`).
 - Start, stop and their permissions: :mod:`gridwire.simulator.run_state`.
-- The curve block: see :class:`CurveStatuses` for the statuses of its three refusals: a
+- The curve block: see :class:`~gridwire.simulator.curves.CurveStatuses` for the statuses of its three refusals: a
   selector (or a function's curve setting) naming a curve that does not exist; an edit of
   the selected curve while an enabled function references it; a function's curve setting
   naming a curve of a type the function does not take (also checked when the function is
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from gridwire.der.demo import demo_map
 from gridwire.der.functions import CurveBlock, DerFunction
@@ -49,7 +48,7 @@ from gridwire.outstation.database_file import Variations
 from gridwire.outstation.points import ONLINE, PointType, Value
 from gridwire.simulator import model
 from gridwire.simulator import profile as P
-from gridwire.simulator.curves import CurveStore
+from gridwire.simulator.curves import CurveStatuses, CurveStore, NoCurves
 from gridwire.simulator.misbehaviour import (
     ACCEPT_LOCKED_CURVE_EDITS,
     INPUTS_ONLINE_WHEN_DISABLED,
@@ -72,19 +71,6 @@ _COUNTERS = (
     ("absorbed_varh", 3),
 )
 MAX_STEP_S = 60.0
-
-
-@dataclass(frozen=True, slots=True)
-class CurveStatuses:
-    """The statuses the curve block's refusals are answered with (decision "curve block
-    statuses" in docs/DESIGN.md): a curve that does not exist is outside what the selector
-    can name (OUT_OF_RANGE); a curve an enabled function is using is refused as the function's automation
-    inhibits it (AUTOMATION_INHIBIT, as IEEE 1815.2's curve lock is read by issue 11);
-    a curve of a type the function cannot use is not supported by it (NOT_SUPPORTED)."""
-
-    no_such_curve: CommandStatus = CommandStatus.OUT_OF_RANGE
-    referenced: CommandStatus = CommandStatus.AUTOMATION_INHIBIT
-    wrong_type: CommandStatus = CommandStatus.NOT_SUPPORTED
 
 
 class SimulatedDer:
@@ -437,7 +423,7 @@ class SimulatedDer:
         )
 
     def _curves(self) -> model.CurveLookup:
-        return self.curves if self.curves is not None else _NoCurves()
+        return self.curves if self.curves is not None else NoCurves()
 
     def _put(self, type: PointType, index: int, engineering: float | bool, now: float) -> None:
         """Set an input (bi or ai) the model drives, when the map has it."""
@@ -506,11 +492,6 @@ class SimulatedDer:
             self._carry[index] = carry - whole
             if stored is not None and whole:
                 self.database.update("counter", index, int(stored.value) + whole, now=now)
-
-
-class _NoCurves:
-    def evaluate(self, number: int, x: float) -> float | None:
-        return None
 
 
 def _initial(point: Point) -> Value | None:
