@@ -1,0 +1,179 @@
+"""The console's DER tab in a real browser against the simulated DER: readings in
+engineering units, the function switch, a curve edited and read back, the Device Profile
+compared and printed, settings written and read back."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from tests.console.browser import Watched
+from tests.console.pages import WAIT_MS, der_call, open_console
+from tests.console.site import Site
+
+
+def test_der_readings_are_in_engineering_units_and_follow_the_stream(
+    watched: Watched, site: Site
+) -> None:
+    # A nameplate rating: the simulated DER's model does not rewrite it every second.
+    nameplate = der_call(site, "der.read", group="Nameplate")["points"]
+    point = next(
+        p
+        for p in nameplate
+        if p["type"] == "ai"
+        and isinstance(p["raw"], int)
+        and p["raw"]
+        and p["units"]
+        and p["value"] != p["raw"]
+    )
+    page = open_console(watched, site, "der", "der")
+    row = page.locator(f".der-points tr[data-key='ai:{point['index']}']")
+    row.wait_for(timeout=WAIT_MS)
+    assert row.locator("td").nth(2).inner_text() == _number(point["value"])
+    assert row.locator("td").nth(3).inner_text() == point["units"]
+    row.locator("input[type='checkbox']").check()
+    page.wait_for_selector(".trends svg.chart path.series", state="attached")
+
+    # The outstation's value doubles; a scan (by a script) brings it; the page, told by the
+    # event stream, shows it scaled.
+    simulated = site.der.device
+    raw = point["raw"] * 2
+    site.call(
+        lambda: simulated.database.update("ai", point["index"], raw, now=site.der.clock.monotonic())
+    )
+    der_call(site, "scan", kind="integrity")
+    expected = _number(point["value"] * 2)
+    page.wait_for_function(
+        "([key, text]) => document.querySelector(`.der-points tr[data-key='${key}'] td:nth-child(3)`)"
+        "?.textContent === text",
+        arg=[f"ai:{point['index']}", expected],
+        timeout=WAIT_MS,
+    )
+    # The trend has both values the page saw: two levels, a step up at the change.
+    path = page.get_attribute(".trends svg.chart path.series", "d") or ""
+    levels = {float(y) for y in re.findall(r"(?:M[\d.]+,|V)([\d.]+)", path)}
+    assert len(levels) == 2, path
+    watched.shot("der-der-readings-live")
+    watched.assert_clean()
+
+
+def _number(value: float) -> str:
+    """A number as the page writes it (seven significant digits, no trailing zeros)."""
+    return repr(int(value)) if float(value).is_integer() else f"{float(f'{value:.7g}')!r}"
+
+
+def test_der_enable_switch_flips_and_reads_enabled(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "der", "der")
+    page.click("button[data-part='functions']")
+    switch = page.locator("input[data-function='volt-var']")
+    switch.wait_for(timeout=WAIT_MS)
+    assert not switch.is_checked()
+    switch.check()
+    card = page.locator(".der-function[data-key='volt-var']")
+    card.locator(".msg.ok").filter(has_text="reads enabled").wait_for(timeout=WAIT_MS)
+    assert card.locator(".msg.ok").inner_text() == "accepted; reads enabled"
+    assert switch.is_checked()
+    assert "enabled" in card.locator(".enabled-state").inner_text()
+    watched.shot("der-der-functions")
+    # On the outstation's side the function is enabled; the service reads the same.
+    assert der_call(site, "der.read", names=["BO29"])["points"][0]["value"] is True
+    functions = der_call(site, "der.functions")["functions"]
+    assert next(f for f in functions if f["key"] == "volt-var")["enabled"] is True
+
+    switch.uncheck()
+    card.locator(".msg.ok").filter(has_text="reads not enabled").wait_for(timeout=WAIT_MS)
+    functions = der_call(site, "der.functions")["functions"]
+    assert next(f for f in functions if f["key"] == "volt-var")["enabled"] is False
+    watched.assert_clean()
+
+
+def test_a_curve_edited_in_the_editor_is_read_back_by_der_curve(
+    watched: Watched, site: Site
+) -> None:
+    page = open_console(watched, site, "der", "der")
+    page.click("button[data-part='curve']")
+    page.wait_for_selector(".curve-chart circle.handle", timeout=WAIT_MS)
+    before = der_call(site, "der.curve")
+    editor = page.locator("form.curve-editor")
+    # A value typed in the table...
+    editor.locator("input[aria-label='point 1 Y']").fill("40")
+    editor.locator("input[aria-label='point 1 Y']").press("Tab")
+    # ...and a point dragged down on the plot.
+    handle = page.locator(".curve-chart circle.handle").nth(3)
+    box = handle.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x, y + 12, steps=4)
+    page.mouse.up()
+    dragged = int(editor.locator("input[aria-label='point 4 Y']").input_value())
+    assert dragged < before["points"][3][1]
+    assert editor.locator("input[aria-label='point 4 X']").input_value() == str(
+        before["points"][3][0]
+    )
+    editor.locator("button[type='submit']").click()
+    said = editor.locator(".msg")
+    said.filter(has_text="read back").wait_for(timeout=WAIT_MS)
+    assert said.inner_text() == "every write accepted; read back matches ✓"
+    watched.shot("der-der-curve-written")
+
+    after = der_call(site, "der.curve")
+    expected = [list(p) for p in before["points"]]
+    expected[0][1] = 40
+    expected[3][1] = dragged
+    assert after["points"] == expected
+    assert (after["type"], after["x_units"], after["y_units"]) == (
+        before["type"],
+        before["x_units"],
+        before["y_units"],
+    )
+    watched.assert_clean()
+
+
+def test_der_device_profile_compare_and_document(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "der", "der")
+    page.click("button[data-part='document']")
+    page.click("text=Compare with the outstation")
+    said = page.locator(".der-document > .msg")
+    said.filter(has_text="declared").wait_for(timeout=WAIT_MS)
+    assert re.fullmatch(r"(\d+) declared, \1 served: 0 absent, 0 undeclared", said.inner_text())
+    page.click("text=Show the document")
+    said.filter(has_text="sections").wait_for(timeout=WAIT_MS)
+    article = page.locator("article.device-profile")
+    assert "gridwire simulated IEEE 1815.2 DER" in article.locator("h2").inner_text()
+    assert article.locator("table").count() > 3
+    watched.shot("der-der-document")
+    started = time.monotonic()
+    page.emulate_media(media="print")
+    assert page.locator(".side").is_hidden() and article.is_visible()
+    assert time.monotonic() - started < 30
+    watched.assert_clean()
+
+
+def test_der_settings_are_written_and_read_back(watched: Watched, site: Site) -> None:
+    functions = der_call(site, "der.functions")["functions"]
+    volt_watt = next(f for f in functions if f["key"] == "volt-watt")
+    setting = next(
+        s
+        for s in volt_watt["settings"]
+        if s["states"] is None
+        and s["minimum"] is not None
+        and s["maximum"] is not None
+        and s["maximum"] > s["minimum"] + 1
+    )
+    wanted = setting["minimum"] + 1
+    page = open_console(watched, site, "der", "der")
+    page.click("button[data-part='functions']")
+    card = page.locator(".der-function[data-key='volt-watt']")
+    card.locator("summary strong").click()
+    card.locator(f"input[aria-label='{setting['label']}']").fill(_number(wanted))
+    card.locator("button:text-is('Write and read back')").click()
+    said = card.locator("form.settings .msg")
+    said.filter(has_text="written").wait_for(timeout=WAIT_MS)
+    assert said.inner_text() == "written and verified"
+    assert card.locator("td.verdict", has_text="✓ matches").count() == 1
+    watched.shot("der-der-settings-written")
+    read = der_call(site, "der.read", names=[setting["address"]])["points"][0]
+    assert read["value"] == wanted
+    watched.assert_clean()

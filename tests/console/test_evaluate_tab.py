@@ -1,0 +1,113 @@
+"""The console's Evaluate tab in a real browser against the simulated DER: a short
+evaluation filling its rows live with three downloads, and a check's frames opened in
+Traffic."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+from xml.etree import ElementTree
+
+from tests.console.browser import Watched
+from tests.console.pages import WAIT_MS, open_console
+from tests.console.site import Site
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Route
+
+
+def test_a_short_evaluation_fills_rows_live_and_offers_three_downloads(
+    watched: Watched, site: Site, tmp_path: Path
+) -> None:
+    page = open_console(watched, site, "der", "evaluate")
+    link = page.locator("input[data-check='LINK-001']")
+    link.wait_for(state="attached", timeout=WAIT_MS)
+    # Deviation checks are offered only once deviations are allowed.
+    assert link.is_disabled()
+    page.check("input[name='allow_deviations']")
+    assert link.is_enabled()
+    for box in page.locator("input[data-set]").all():
+        box.uncheck()
+    for check in ("MON-001", "ALARM-001", "LINK-001"):
+        page.check(f"input[data-check='{check}']")
+    # The evaluate call is held on its way, so the page can be seen while it runs.
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        body = route.request.post_data_json
+        if isinstance(body, dict) and body.get("op") == "evaluate":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api", hold)
+    page.click(".evaluate button:text-is('Run')")
+    while not held:
+        page.wait_for_timeout(50)
+    switches = page.locator(".evaluate .deviations input[data-deviation]")
+    assert switches.count() > 0 and all(b.is_disabled() for b in switches.all())
+    assert page.locator(".evaluate button:text-is('Cancel')").is_enabled()
+    assert page.locator(".evaluate button:text-is('Run')").is_disabled()
+    held[0].continue_()
+    said = page.locator(".evaluate-setup > .msg")
+    said.filter(has_text="not run").wait_for(timeout=WAIT_MS)
+    rows = page.locator("table.results tbody tr")
+    assert rows.count() == 3
+    # Each row was filled by its check event before the report came.
+    assert [r.get_attribute("data-live") for r in rows.all()] == ["yes"] * 3
+    assert [r.get_attribute("data-check") for r in rows.all()] == [
+        "MON-001",
+        "ALARM-001",
+        "LINK-001",
+    ]
+    watched.shot("der-evaluate-report")
+    page.unroute("**/api")
+    assert all(b.is_enabled() for b in switches.all())  # unlocked once it ended
+
+    saved = {}
+    for kind in ("json", "html", "junit.xml"):
+        with page.expect_download() as info:
+            page.click(f"button[data-download='{kind}']")
+        path = tmp_path / info.value.suggested_filename
+        info.value.save_as(path)
+        saved[kind] = path.read_text()
+    report = json.loads(saved["json"])
+    assert [r["id"] for r in report["results"]] == ["MON-001", "ALARM-001", "LINK-001"]
+    assert report["allow_deviations"] is True
+    assert "<h1>Evaluation of der</h1>" in saved["html"]
+    suite = ElementTree.fromstring(saved["junit.xml"])
+    assert suite.tag == "testsuite" and suite.get("tests") == "3"
+    assert len(suite.findall("testcase")) == 3
+    s = report["summary"]
+    assert int(suite.get("failures") or -1) == s["failed"]
+    assert int(suite.get("skipped") or -1) == s["not_applicable"] + s["not_run"]
+    watched.assert_clean()
+
+
+def test_a_check_s_frames_open_in_traffic(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "der", "evaluate")
+    page.wait_for_selector("input[data-check='MON-001']", state="attached", timeout=WAIT_MS)
+    result = {
+        "id": "MON-001",
+        "title": "Monitoring",
+        "verdict": "passed",
+        "detail": "",
+        "notes": ["published by the test"],
+        "requests": 2,
+        "seconds": 0.1,
+        "frames": [2, 5],
+        "packets": None,
+    }
+    site.call(
+        lambda: site.running.master.bus.publish("check", {"outstation": "der", "result": result})
+    )
+    page.click("table.results tr[data-check='MON-001'] button:text-is('frames 2-5')")
+    page.wait_for_selector(".pane-traffic:not([hidden])")
+    assert page.inner_text(".pane-traffic .badge") == "frames 2-5 ✕"
+    ids = page.locator(".vt-frames .vspacer .vrow:not([hidden]) span:first-child")
+    page.wait_for_function(
+        "() => document.querySelectorAll('.vt-frames .vspacer .vrow:not([hidden])').length === 4"
+    )
+    assert sorted(int(t) for t in ids.all_inner_texts()) == [2, 3, 4, 5]
+    watched.assert_clean()
