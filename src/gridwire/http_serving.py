@@ -134,16 +134,22 @@ class _GuardedH11(H11Protocol):
             _address(self.server),
             cap,
         )
-        body = watch.refusal(
-            f"the service holds {cap} connections, the most it takes; try again later"
+        self._write_refusal(
+            "503 Service Unavailable",
+            f"the service holds {cap} connections, the most it takes; try again later",
         )
+        self.transport.close()
+
+    def _write_refusal(self, status: str, message: str) -> None:
+        """An answer written outside any request cycle: ``status`` (code and reason), the
+        service's refusal body of ``message``, and the connection closing after it."""
+        body = self.watch.refusal(message)
         head = (
-            "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
+            f"HTTP/1.1 {status}\r\ncontent-type: application/json\r\n"
             f"content-length: {len(body)}\r\ncache-control: no-store\r\n"
             "connection: close\r\n\r\n"
         ).encode()
         self.transport.write(head + body)
-        self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.watch.discard(self)
@@ -250,15 +256,10 @@ class _GuardedH11(H11Protocol):
             cycle.disconnected = True
             cycle.message_event.set()
         if cycle is not None and not cycle.response_started:
-            body = self.watch.refusal(
-                f"the request body did not arrive whole within {self.watch.limits.body_timeout} s"
+            within = self.watch.limits.body_timeout
+            self._write_refusal(
+                "408 Request Timeout", f"the request body did not arrive whole within {within} s"
             )
-            head = (
-                "HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
-                f"content-length: {len(body)}\r\ncache-control: no-store\r\n"
-                "connection: close\r\n\r\n"
-            ).encode()
-            self.transport.write(head + body)
         self.transport.close()
 
     def _cut(self, condition: str, message: str, seconds: float) -> None:

@@ -65,6 +65,10 @@ class Refused(RequestError):
         self.headers = headers or {}
 
 
+def _not_post(path: str) -> Refused:
+    return Refused(405, f"{path} takes POST", {"allow": "POST"})
+
+
 def _envelope(body: bytes, status: int, headers: dict[str, str] | None = None) -> Response:
     return Response(body, status, {**NO_STORE, **(headers or {})}, JSON)
 
@@ -92,7 +96,7 @@ async def read_message(
     ``application/json`` (415), missing or not JSON (400), or not whole ``within`` seconds
     (408). ClientDisconnect when the client leaves before it is whole."""
     if request.method != "POST":
-        raise Refused(405, f"{request.url.path} takes POST", {"allow": "POST"})
+        raise _not_post(request.url.path)
     declared = request.headers.get("content-length")
     chunked = "chunked" in request.headers.get("transfer-encoding", "").lower()
     if declared is not None:
@@ -186,7 +190,7 @@ async def _not_routed(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     path = request.url.path
     if exc.status_code == 405 and (path == "/api" or path.startswith("/api/")):
-        return _refusal(Refused(405, f"{path} takes POST", {"allow": "POST"}))
+        return _refusal(_not_post(path))
     return await http_exception_handler(request, exc)
 
 
