@@ -1,4 +1,4 @@
-"""The web console (issue 12): a page of plain ES modules in ``static/``, served by the
+"""The web console (D88-D92): a page of plain ES modules in ``static/``, served by the
 console's HTTP app at ``/`` (the page) and ``/console/`` (its modules, style and icon).
 
 The page uses nothing but the operations API (``POST /api``) and ``GET /events``, so

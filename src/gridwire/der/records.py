@@ -1,7 +1,7 @@
 """The record the master answers the `profile` operation with, from the map alone (the DER
 functions with their settings are listed by der.functions, :mod:`gridwire.derops.functions`).
 
-The spec's "Point of a profile" record has no kind: it is the same record for every kind. A
+The operations API's point of a profile has no kind: it is the same record for every kind. A
 profile is therefore answered as one list per kind, keyed by the ``type`` the API gives objects
 of that kind (bi, bo, counter, frozen, ai, ao), so that BI5 and AI5 are told apart by the list
 they are in; ``frozen`` repeats the counters that have a frozen counterpart.
@@ -18,7 +18,7 @@ from gridwire.der.text import EnumValue
 
 @dataclass(slots=True)
 class ProfilePoint:
-    """The spec's "Point of a profile". ``enumeration`` lists an analog point's values, or a
+    """A point of a profile, as the ``profile`` operation answers it. ``enumeration`` lists an analog point's values, or a
     binary point's two states (values 0 and 1) when the tables name them."""
 
     index: int

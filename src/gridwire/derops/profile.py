@@ -1,5 +1,6 @@
 """The profile a DER procedure works in: the outstation's point map, its functions by name,
-and its points by name (the spec's "DER naming", carried out by :mod:`gridwire.der.naming`).
+and its points by name (the DER naming rules, README's "DER operations", carried out by
+:mod:`gridwire.der.naming`).
 
 Every ``der.*`` procedure but der.compare and der.document needs the outstation to have been
 given a profile; one that has none is a RequestError naming the outstation and how to give

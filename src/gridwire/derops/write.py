@@ -64,7 +64,8 @@ class WrittenPoint:
 
 @dataclass(slots=True)
 class DerWriteResult:
-    """The spec's "DER write result", and every request made (the readback included)."""
+    """What ``der.write`` answers (its result as README and OpenAPI describe it), and every
+    request made (the readback included)."""
 
     accepted: bool | None
     verified: bool | None

@@ -1,5 +1,4 @@
-"""The layout of a Device Profile document: the spec's "Device Profile document layout" (the
-result of ``der.document``), made from element names alone so that any edition and any
+"""The layout of a Device Profile document (the result of ``der.document``), made from element names alone so that any edition and any
 vendor's document is laid out.
 
 - ``title``: the header's ``documentName``, else the device's name.
@@ -84,7 +83,7 @@ class Fact:
 
 @dataclass(slots=True)
 class Layout:
-    """The spec's "Device Profile document layout"."""
+    """A Device Profile document laid out: what ``der.document`` answers."""
 
     title: str
     notice: str

@@ -3,7 +3,7 @@
 A document comes from whoever calls the service, so it is read as hostile input with expat
 through defusedxml, and refused, with a :class:`RequestError` naming the rule, when it:
 
-- is larger than :data:`MAX_BYTES` (8 MiB, the spec's limit), before anything is parsed;
+- is larger than :data:`MAX_BYTES` (8 MiB, the largest document ``der.document`` takes), before anything is parsed;
 - declares a document type (a DTD), refused as the declaration starts, so no entity it
   declares is ever expanded and nothing it names outside the document is fetched;
 - refers to an entity (only the five XML predefines and character references are taken);

@@ -1,6 +1,6 @@
 """What ``wait_for`` waits for, and how each condition is judged; nothing here is sent.
 
-Three conditions, exactly one per wait (the spec's wait_for table):
+Three conditions, exactly one per wait (``wait_for``'s parameters name one):
 
 - :class:`ValueCondition` holds once the point (``type``, ``index``) has been reported, and,
   when one of ``equals``, ``tolerance`` (with ``value``), ``at_least``, ``at_most`` is given,

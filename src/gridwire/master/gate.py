@@ -18,8 +18,8 @@ READ_ONLY_FUNCTIONS: frozenset[FunctionCode] = frozenset(
         FunctionCode.DELAY_MEASURE,
     }
 )
-"""What a master without control may ask for by name (``request``, ``broadcast``): the spec's
-list. CONFIRM is not on it: a confirmation sent by hand can retire events an outstation holds
+"""What a master without control may ask for by name (``request``, ``broadcast``): the
+function codes that read, confirm nothing and change nothing on the outstation (D17). CONFIRM is not on it: a confirmation sent by hand can retire events an outstation holds
 for the master, so the session alone confirms, and only what asks for it."""
 
 

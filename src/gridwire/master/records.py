@@ -1,8 +1,9 @@
-"""The records the master answers with, field for field as the operations API spec lists them.
+"""The records the master answers with: the results of the operations API, field for field as
+README and the OpenAPI document describe them.
 
 Slotted dataclasses (decision D3): orjson serializes them as they are and pydantic derives
-their JSON Schema for OpenAPI. A field the spec names is never renamed or dropped here;
-fields the spec leaves open are marked as our choice.
+their JSON Schema for OpenAPI. A published field is never renamed or dropped here; fields
+that are gridwire's own shape, rather than the operations API's fixed ones, say so.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ class CaptureResult:
 
 @dataclass(slots=True)
 class FrameRecord:
-    """One frame sent or received (our shape: the spec leaves it open).
+    """One frame sent or received (gridwire's own shape).
 
     ``hex`` holds the octets as they crossed the wire; ``dropped`` says why octets that were
     received could not be read as a frame (then the link fields are None); ``summary`` is a
@@ -145,7 +146,7 @@ class FrameRecord:
 
 @dataclass(slots=True)
 class StoredValue:
-    """The latest value read of one point (our shape: the spec leaves `values` open)."""
+    """The latest value read of one point (gridwire's own shape of ``values``)."""
 
     type: str
     index: int
@@ -168,8 +169,8 @@ class RepeatStatus:
 
 @dataclass(slots=True)
 class OutstationStatus:
-    """Status entry of an outstation. The spec fixes ``tasks``, ``tasks_due`` and
-    ``reconnect``; the rest is our choice."""
+    """Status entry of an outstation. ``tasks``, ``tasks_due`` and ``reconnect`` are the
+    operations API's fixed fields; the rest is gridwire's own."""
 
     name: str
     host: str

@@ -148,7 +148,7 @@ class CurveStatuses:
     """The statuses the curve block's refusals are answered with (decision "curve block
     statuses" in docs/DESIGN.md): a curve that does not exist is outside what the selector
     can name (OUT_OF_RANGE); a curve an enabled function is using is refused as the function's automation
-    inhibits it (AUTOMATION_INHIBIT, as IEEE 1815.2's curve lock is read by issue 11);
+    inhibits it (AUTOMATION_INHIBIT: IEEE 1815.2's curve lock, D46);
     a curve of a type the function cannot use is not supported by it (NOT_SUPPORTED)."""
 
     no_such_curve: CommandStatus = CommandStatus.OUT_OF_RANGE
