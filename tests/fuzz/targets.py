@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from tests.sep2.headend import HeadEndDouble
 from tests.sep2.pki import Pki
 from tests.support.net import free_port, wait_listening
 from tests.support.processes import running
+from tests.support.waiting import eventually
 
 GRIDWIRE = [sys.executable, "-m", "gridwire"]
 STARTED_WITHIN = 60.0  # seconds, on a loaded machine
@@ -41,17 +41,18 @@ class Target:
 
 def _until(condition: object, what: str, proc: subprocess.Popen[str], log: Path) -> None:
     assert callable(condition)
-    deadline = time.monotonic() + STARTED_WITHIN
-    while True:
+
+    def ready() -> bool:
+        if proc.poll() is not None:
+            return True  # it ended: no use waiting
         try:
-            if condition():
-                return
+            return bool(condition())
         except (httpx.HTTPError, OSError, ValueError, KeyError):
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            text = log.read_text(errors="replace") if log.exists() else ""
-            raise AssertionError(f"{what} did not start: {text[-3000:]}")
-        time.sleep(0.1)
+            return False
+
+    if not eventually(ready, STARTED_WITHIN, every=0.1) or proc.poll() is not None:
+        text = log.read_text(errors="replace") if log.exists() else ""
+        raise AssertionError(f"{what} did not start: {text[-3000:]}")
 
 
 def _line_status(port: int) -> dict[str, object]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,7 @@ from gridwire.master.master import Master
 from gridwire.master.settings import OutstationSettings
 from tests.master.hostile import BEHAVIOURS, HostileOutstation
 from tests.support.tshark import tshark_fields, tshark_path
+from tests.support.waiting import until
 
 NAME = "hostile"
 TIMEOUT_S = 1.0  # what a request waits; a good answer on loopback takes milliseconds
@@ -69,15 +70,6 @@ async def good_scan_still_works(out: HostileOutstation, master: Master) -> None:
     assert exchange.outcome == "complete"
     assert [(o.type, o.index, o.value) for o in exchange.objects] == [("ai", 0, 42), ("ai", 1, 43)]
     assert exchange.undecoded == []
-
-
-async def eventually(condition: Callable[[], bool], within: float = 10.0) -> None:
-    """Wait until ``condition`` holds (checked every 50 ms); fail after ``within`` s."""
-    for _ in range(int(within / 0.05)):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-    assert condition()
 
 
 def test_every_behaviour_has_an_expectation() -> None:
@@ -145,7 +137,7 @@ async def test_an_unsolicited_flood_is_confirmed_and_stored(
     out.behaviour = "endless_unsolicited"
     exchange = await master.scan(NAME, "class0")
     assert exchange.outcome == "complete"
-    await eventually(lambda: out.confirms == 500)
+    await until(lambda: out.confirms == 500)
     unsolicited = 0
     while (update := subscriber.get_nowait()) is not None:
         unsolicited += update[0] == "unsolicited"
@@ -189,7 +181,7 @@ async def test_late_confirmation_is_written_late(
     exchange = await master.scan(NAME, "class0")
     assert exchange.outcome == "complete"  # the response is taken; only the confirm waits
     assert out.confirms == 0
-    await eventually(lambda: out.confirms == 1)
+    await until(lambda: out.confirms == 1)
     rows = capture_fields(
         master, tmp_path, out.port, ["frame.time_relative", "dnp3.al.func"], "dnp3"
     )
@@ -207,7 +199,7 @@ async def test_withhold_and_wrong_sequence_confirmation(
     await master.scan(NAME, "class0")  # seq 0: not confirmed
     master.deviate(NAME, {"withhold_confirmation": False, "wrong_confirmation_sequence": True})
     await master.scan(NAME, "class0")  # seq 1: confirmed as seq 2
-    await eventually(lambda: out.confirms == 1)
+    await until(lambda: out.confirms == 1)
     rows = capture_fields(
         master, tmp_path, out.port, ["dnp3.al.func", "dnp3.al.seq"], "dnp3.al.func==0"
     )

@@ -43,16 +43,6 @@ class Served:
         return self.server.clock.monotonic()
 
 
-def eventually(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-    """Whether ``condition`` holds within ``timeout`` seconds (checked every 50 ms)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 @contextmanager
 def serving(device: Device | Database, **options: Any) -> Iterator[Served]:
     """Serve ``device`` on a free loopback port for the duration of the block."""

@@ -8,8 +8,9 @@ import pytest
 from gridwire.outstation.clock import DeviceClock
 from gridwire.outstation.database import Database
 from tests.outstation.peer_names import PEER_TYPES
-from tests.outstation.serving import eventually, serving
+from tests.outstation.serving import serving
 from tests.support.peers import dnp3py_master
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.interop
 

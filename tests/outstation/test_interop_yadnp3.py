@@ -18,10 +18,11 @@ from gridwire.outstation.database import Database
 from gridwire.outstation.points import POINT_TYPES
 from gridwire.outstation.tls import TlsSettings
 from tests.outstation.peer_names import PEER_TYPES
-from tests.outstation.serving import eventually, loopback_capture, serving
+from tests.outstation.serving import loopback_capture, serving
 from tests.support.certs import make_pki
 from tests.support.peers import yadnp3_master
 from tests.support.tshark import tshark_fields
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.interop
 

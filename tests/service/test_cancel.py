@@ -17,6 +17,7 @@ from gridwire.service.table import default_table
 from tests.service.harness import HttpTransport, error, outstation, running_service
 from tests.service.sockets import post, raw_client, send
 from tests.support.net import free_port
+from tests.support.waiting import until
 
 LONGEST_WAIT = 86_400  # the documented cap, in seconds
 
@@ -43,12 +44,6 @@ def hang_table() -> OperationTable:
         summary="Never ends by itself",
     )
     return default_table().extended([hang])
-
-
-async def until(predicate: object, within: float = 10.0) -> None:
-    async with asyncio.timeout(within):
-        while not predicate():  # type: ignore[operator]  # noqa: ASYNC110 - polled
-            await asyncio.sleep(0.02)
 
 
 async def test_an_operation_whose_client_left_is_cancelled(
