@@ -153,9 +153,10 @@ class Mode:
                 f"{self.name} is not supported ({self.supports.address}), yet "
                 f"{len(served)} of its points are served: {', '.join(served[:LISTED])}{more}"
             )
+        others = f"none of its {len(own)} other points served" if own else "no other point"
         ctx.verified(
             f"reports {self.name} unsupported ({self.supports.address} off) and acts so: "
-            f"enabling it ({enable}) refused {how}, none of its {len(own)} other points served"
+            f"enabling it ({enable}) refused {how}, {others}"
         )
 
     # --- supported -------------------------------------------------------------------------
