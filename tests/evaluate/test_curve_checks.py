@@ -75,7 +75,7 @@ async def test_the_simulated_der_passes_every_curve_check_and_is_left_as_found()
         after = settled(s.device)
     results = by_id(report)
     assert {id: r.verdict for id, r in results.items()} == dict.fromkeys(CURVES, "passed")
-    # Each pass says what it verified (issue 15).
+    # Each pass says what it verified (D121).
     assert results["CURVE-001"].detail == (
         "BI107 read off with curve 4 shown and no curve named, on once the enabled Volt-Watt "
         "named it, off with curve 3 shown, on with curve 4 shown again, off after the release"

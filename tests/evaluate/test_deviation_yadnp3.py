@@ -84,7 +84,7 @@ async def test_the_deviation_checks_pass_against_opendnp3(tmp_path: Path) -> Non
     verdicts = {r.id: r.verdict for r in report.results}
     assert verdicts == dict.fromkeys(LINK + CONFIRM, "passed"), report.results
     by_id = {r.id: r for r in report.results}
-    # The titles are the catalogue's, as for any other outstation (issue 15).
+    # The titles are the catalogue's, as for any other outstation (D120).
     assert {r.id: r.title for r in report.results} == {
         c.id: c.title for c in listing() if c.set == "deviation"
     }

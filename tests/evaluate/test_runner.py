@@ -30,7 +30,7 @@ async def test_unwritten_checks_are_not_run_never_passed() -> None:
     async with simulated() as s:
         report = await evaluate(s.master, NAME, Options(allow_deviations=True))
     assert len(report.results) == 44
-    # The full run, control allowed (issue 15): each result carries its catalogue title, as
+    # The full run, control allowed (D120, D121): each result carries its catalogue title, as
     # listed, and every check that passed says in its detail what it verified.
     assert [(r.id, r.title) for r in report.results] == [(c.id, c.title) for c in listing()]
     passed = [r for r in report.results if r.verdict == "passed"]

@@ -66,7 +66,7 @@ async def test_checks_lists_the_catalogue() -> None:
         "deviates": False,
     }
     assert checks[-1]["id"] == "CONFIRM-003" and checks[-1]["deviates"] is True
-    # The catalogue's titles, as --list and the reports give them (issue 15).
+    # The catalogue's titles, as --list and the reports give them (D120).
     assert [(c["id"], c["title"]) for c in checks] == [(i.id, i.title) for i in listing()]
     assert {"id": "VV-001", "title": "Volt-VAr (BO29)"}.items() <= checks[31].items()
 

@@ -1,4 +1,4 @@
-"""Stable names (issue 15): each check has one title, fixed by the catalogue, the same for
+"""Stable names (D120): each check has one title, fixed by the catalogue, the same for
 every device. ``--list``, ``checks`` and every report name a check alike, whatever the
 device's tables call its functions and whether it supports them; what is particular to the
 device goes in the detail. Runs against the simulated DER serving tables that rename every
