@@ -56,7 +56,7 @@ def test_sets_writes_and_deviations() -> None:
         assert spec.deviates == (spec.id in deviations), spec.id
     for check, enable in MODES.items():
         assert by_id[check].args == {"enable": enable}
-        assert by_id[check].title == f"The function enabled by BO{enable}"
+        assert by_id[check].title.endswith(f" (BO{enable})")
     assert by_id["LINK-003"].args == {"deviation": "truncate", "probes": 3}
     assert by_id["TRANSPORT-002"].args == {"deviation": "endless_series", "probes": 1}
     assert by_id["CONFIRM-003"].args == {"deviation": "late_confirmation"}

@@ -74,9 +74,30 @@ async def test_the_simulated_der_passes_every_curve_check_and_is_left_as_found()
         report = await run(s)
         after = settled(s.device)
     results = by_id(report)
-    assert {id: (r.verdict, r.detail) for id, r in results.items()} == {
-        id: ("passed", "") for id in CURVES
-    }
+    assert {id: r.verdict for id, r in results.items()} == dict.fromkeys(CURVES, "passed")
+    # Each pass says what it verified (D121).
+    assert results["CURVE-001"].detail == (
+        "BI107 read off with curve 4 shown and no curve named, on once the enabled Volt-Watt "
+        "named it, off with curve 3 shown, on with curve 4 shown again, off after the release"
+    )
+    assert results["CURVE-001.2"].detail.startswith(
+        "selecting curve 5 (4 stored) refused OUT_OF_RANGE; AI328 (the selector's mirror) still "
+        "reads curve "
+    )
+    locked = "edits of its type, number of points and units, and its point 1, refused "
+    assert f"curve 4 named by the enabled Volt-Watt: {locked}AUTOMATION_INHIBIT" in (
+        results["CURVE-002"].detail
+    )
+    assert results["CURVE-002.2"].detail.startswith(
+        "the enabled Volt-Watt moved from curve 4 to 3 (AO173 read back)"
+    )
+    assert results["CURVE-003"].detail.endswith(
+        "then enabling Volt-Watt (BO25) on it refused NOT_SUPPORTED: it stayed disabled"
+    )
+    assert results["CURVE-003.2"].detail == (
+        "naming curve 4, undefined (type 0), with AO173 refused NOT_SUPPORTED; naming curve 5 "
+        "(4 stored) with AO173 refused OUT_OF_RANGE; AO173 names none"
+    )
     assert changed(before, after) == {}
     assert report.curves == 4  # found by selecting 1 to 5
     assert all(r.requests > 0 and r.frames is not None for r in report.results)
@@ -256,7 +277,11 @@ async def test_too_few_curves_are_not_applicable_and_the_volt_var_setting_serves
         "CURVE-002": ("not_applicable", needs_two),
         "CURVE-002.2": ("not_applicable", needs_two),
         "CURVE-003": ("not_applicable", needs_two),
-        "CURVE-003.2": ("passed", ""),
+        "CURVE-003.2": (
+            "passed",
+            "naming curve 1, undefined (type 0), with AO217 refused NOT_SUPPORTED; naming curve "
+            "2 (1 stored) with AO217 refused NOT_SUPPORTED; AO217 names none",
+        ),
     }
     # Curve 2 is stored, of a type volt-var does not take: refused, but not as beyond the count.
     assert results["CURVE-003.2"].notes == [

@@ -68,6 +68,19 @@ async def test_the_simulated_der_passes_every_read_check(tmp_path: Path) -> None
     results = by_id(report.results)
     assert {r.verdict for r in report.results} == {"passed"}, report.results
     assert results["MON-001"].notes == ["24 of 24 served"]
+    assert results["MON-001"].detail == (
+        "24 of 24 system meter points (AI533-AI556) online, numeric and within the tables' ranges"
+    )
+    assert results["ALARM-001"].detail == (
+        "10 of 22 alarm points (BI0-BI9, BI94-BI105) online, none raised"
+    )
+    assert results["OP-001"].detail.startswith(
+        "13 of 13 operating state points (BI10-BI22) online; not both started and stopped"
+    )
+    declared = results["PROFILE-001"].notes[0].split()[0]
+    assert results["PROFILE-001"].detail.startswith(
+        f"the {declared} points the Device Profile declares are the {declared} served"
+    )
     assert results["PROFILE-001"].notes[0].endswith("served")
     assert results["PROFILE-001"].requests >= 2  # class 0, output status (and ranges)
     assert all(r.frames is not None for r in report.results)

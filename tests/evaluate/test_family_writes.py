@@ -38,6 +38,7 @@ SUPPORTED = {
     "FPF-001": "Constant Power Factor",
     "VV-001": "Volt-VAr",
 }
+TITLES = {spec.id: spec.title for spec in CATALOGUE}
 SETTLE = 1.5  # the simulated DER ticks every 0.5 s: a stop or start shows within one tick
 
 
@@ -85,11 +86,25 @@ async def test_the_simulated_der_passes_every_check_that_writes_and_is_left_as_f
     applicable = [r for r in report.results if r.verdict != "not_applicable"]
     assert {r.verdict for r in applicable} == {"passed"}, applicable
     assert {r.id for r in applicable} == {*SERVICE, *SUPPORTED, "WV-001"}
+    # The titles are the catalogue's; what this DER supports, and the tables' name of each
+    # function, is said in the detail of the pass.
     for id, name in SUPPORTED.items():
-        assert results[id].title == f"{name}: supported"
-    assert results["WV-001"].title == "Watt-VAr: not supported"
+        assert results[id].title == TITLES[id]
+        assert results[id].detail.startswith(f"reports {name} supported (BI"), results[id]
+        assert " written and read back: value set 1 disabled (offline)" in results[id].detail
+    assert results["FPF-001"].title == "Fixed Power Factor (BO28)"  # the tables: "Constant"
+    assert results["WV-001"].title == "Watt-VAr (BO30)"
+    assert results["WV-001"].detail == (
+        "reports Watt-VAr unsupported (BI49 off) and acts so: enabling it (BO30) refused "
+        "NOT_SUPPORTED, none of its 18 other points served"
+    )
     assert results["VRT-001"].detail == "no function of the tables is enabled by BO12"
-    assert results["VRT-001"].title == "The function enabled by BO12"
+    assert results["VRT-001"].title == "Voltage Ride-Through (BO12)"
+    assert "found started: stopped within " in results["SERV-001"].detail
+    assert results["SERV-001.2"].detail.startswith(
+        "stopped, with BO3 (Grant permission to start) withdrawn: the start (BO1 on) refused "
+        "BLOCKED, BI12 off; 1.5 s later still stopped (BI14 off, BI15 on)"
+    )
     assert "AO16-AO17 not served: no setting written" in results["CONN-001"].notes
     assert "found started" in results["SERV-001"].notes
     assert changed(before, after) == {}
@@ -206,7 +221,7 @@ async def test_not_applicable_without_the_points_a_check_needs() -> None:
     assert results["APL-001"].detail == (
         "Active Power Limit: its supports input (BI36) is not served"
     )
-    assert results["APL-001"].title == "The function enabled by BO17"
+    assert results["APL-001"].title == "Active Power Limit (BO17)"
 
 
 def _marked(point_map: PointMap, address: str, enable: int) -> PointMap:
@@ -231,7 +246,7 @@ async def test_an_unsupported_function_with_a_point_served_fails() -> None:
     async with simulated(point_map=profile) as s:
         report = await run(s, ["WV-001"])
     result = report.results[0]
-    assert (result.verdict, result.title) == ("failed", "Watt-VAr: not supported")
+    assert (result.verdict, result.title) == ("failed", "Watt-VAr (BO30)")
     assert result.detail == (
         "Watt-VAr is not supported (BI49), yet 1 of its points are served: AI9"
     )

@@ -13,7 +13,7 @@ import pytest
 
 from gridwire.errors import ConnectionFailed, RequestError
 from gridwire.evaluate import Failed, NotApplicable, Options, evaluate
-from gridwire.evaluate.catalogue import CATALOGUE, check_function
+from gridwire.evaluate.catalogue import CATALOGUE, check_function, listing
 from gridwire.evaluate.context import CheckContext
 from gridwire.evaluate.primitives import accepted, online
 from gridwire.master.controls import Control
@@ -30,6 +30,12 @@ async def test_unwritten_checks_are_not_run_never_passed() -> None:
     async with simulated() as s:
         report = await evaluate(s.master, NAME, Options(allow_deviations=True))
     assert len(report.results) == 44
+    # The full run, control allowed (D120, D121): each result carries its catalogue title, as
+    # listed, and every check that passed says in its detail what it verified.
+    assert [(r.id, r.title) for r in report.results] == [(c.id, c.title) for c in listing()]
+    passed = [r for r in report.results if r.verdict == "passed"]
+    assert len(passed) == 29, report.results  # all but PROFILE-001 and the absent functions
+    assert [r.id for r in passed if not r.detail.strip()] == []
     # Every family is written now; a missing one is pinned by the test after this one.
     unwritten = {spec.id for spec in CATALOGUE if check_function(spec) is None}
     for result in report.results:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from gridwire.evaluate.catalogue import listing
 from gridwire.evaluate.context import CheckContext
 from gridwire.outstation import run_outstation
 from gridwire.simulator import SimulatedDer
@@ -65,6 +66,9 @@ async def test_checks_lists_the_catalogue() -> None:
         "deviates": False,
     }
     assert checks[-1]["id"] == "CONFIRM-003" and checks[-1]["deviates"] is True
+    # The catalogue's titles, as --list and the reports give them (D120).
+    assert [(c["id"], c["title"]) for c in checks] == [(i.id, i.title) for i in listing()]
+    assert {"id": "VV-001", "title": "Volt-VAr (BO29)"}.items() <= checks[31].items()
 
 
 async def test_check_events_come_before_the_answer_on_the_line_service(

@@ -1,6 +1,8 @@
 """The catalogue: the 44 checks an evaluation can run, in the order they run.
 
-Each :class:`CheckSpec` says what the check is (id, title, set), whether it writes to the
+Each :class:`CheckSpec` says what the check is (id, title, set; the title is fixed here, the
+same for every device, so ``--list``, ``checks``, the reports and JUnit name a check alike
+from one device to the next), whether it writes to the
 outstation (then it runs only on a master allowed to command) or breaks a protocol rule on
 purpose (then only with ``allow_deviations``), and where its code is: the function
 ``function`` of the family module ``gridwire.evaluate.families.<family>``, called with the
@@ -28,7 +30,8 @@ if TYPE_CHECKING:
     from gridwire.evaluate.context import CheckContext
 
 CheckFunction = Callable[["CheckContext"], Awaitable[None]]
-"""A check: returns when it passed; raises Failed, NotApplicable (gridwire.evaluate.outcomes)."""
+"""A check: returns when it passed (having said what it verified, ``ctx.verified``); raises
+Failed, NotApplicable (gridwire.evaluate.outcomes)."""
 
 FAMILIES_PACKAGE: Final = "gridwire.evaluate.families"
 FAMILIES: Final = ("profile", "monitoring", "service", "curves", "modes", "link", "confirmation")
@@ -62,8 +65,8 @@ def _writes(id: str, title: str, family: str, function: str) -> CheckSpec:
     return CheckSpec(id, title, "der", family, function, writes=True)
 
 
-def _mode(id: str, enable: int) -> CheckSpec:
-    title = f"The function enabled by BO{enable}"
+def _mode(id: str, name: str, enable: int) -> CheckSpec:
+    title = f"{name} (BO{enable})"
     return CheckSpec(id, title, "der", "modes", "mode", writes=True, args={"enable": enable})
 
 
@@ -80,28 +83,30 @@ def _confirm(id: str, title: str, deviation: str) -> CheckSpec:
 
 
 _MODES: Final = (
-    ("VRT-001", 12),
-    ("FRT-001", 13),
-    ("DRCS-001", 14),
-    ("DVW-001", 15),
-    ("FW-001", 16),
-    ("APL-001", 17),
-    ("CHG-001", 18),
-    ("CCM-001", 19),
-    ("APR1-001", 20),
-    ("APR2-001", 21),
-    ("APR3-001", 22),
-    ("AGC-001", 23),
-    ("APS-001", 24),
-    ("VW-001", 25),
-    ("FWC-001", 26),
-    ("CVAR-001", 27),
-    ("FPF-001", 28),
-    ("VV-001", 29),
-    ("WV-001", 30),
-    ("PFC-001", 31),
-    ("PSIG-001", 32),
+    ("VRT-001", "Voltage Ride-Through", 12),
+    ("FRT-001", "Frequency Ride-Through", 13),
+    ("DRCS-001", "Dynamic Reactive Current Support", 14),
+    ("DVW-001", "Dynamic Volt-Watt", 15),
+    ("FW-001", "Frequency-Watt", 16),
+    ("APL-001", "Active Power Limit", 17),
+    ("CHG-001", "Charge/Discharge", 18),
+    ("CCM-001", "Coordinated Charge/Discharge Management", 19),
+    ("APR1-001", "Active Power Response 1", 20),
+    ("APR2-001", "Active Power Response 2", 21),
+    ("APR3-001", "Active Power Response 3", 22),
+    ("AGC-001", "Automatic Generation Control", 23),
+    ("APS-001", "Active Power Smoothing", 24),
+    ("VW-001", "Volt-Watt", 25),
+    ("FWC-001", "Frequency-Watt Curve", 26),
+    ("CVAR-001", "Constant VArs", 27),
+    ("FPF-001", "Fixed Power Factor", 28),
+    ("VV-001", "Volt-VAr", 29),
+    ("WV-001", "Watt-VAr", 30),
+    ("PFC-001", "Power Factor Correction", 31),
+    ("PSIG-001", "Pricing Signal", 32),
 )
+"""The mode checks: id, the catalogue's name of the function, the output (BO) that enables it
+in IEEE 1815.2's tables. The title is "<name> (BO<n>)" whatever a device's tables call it."""
 
 CATALOGUE: Final[tuple[CheckSpec, ...]] = (
     _reads(
@@ -144,7 +149,7 @@ CATALOGUE: Final[tuple[CheckSpec, ...]] = (
         "curves",
         "curve_003_2",
     ),
-    *(_mode(id, enable) for id, enable in _MODES),
+    *(_mode(id, name, enable) for id, name, enable in _MODES),
     _link("LINK-001", "Bad header CRC", "corrupt_header_crc", 3),
     _link("LINK-002", "Bad data CRC", "corrupt_body_crc", 3),
     _link("LINK-003", "Frame cut short", "truncate", 3),

@@ -3,7 +3,12 @@
 One :class:`RunState` is shared by every check of a run (the master, the outstation, its
 profile, the survey, settle, the curve count once found); each check gets its own
 :class:`CheckContext` over it, which also collects what the check reports beside its verdict
-(notes) and what must be put back when it ends (restores, run last-first however it ended).
+(notes), what a check that passed verified (its detail), and what must be put back when it
+ends (restores, run last-first however it ended).
+
+A check's title is its catalogue entry's (:attr:`CheckSpec.title`), the same for every device:
+``ctx.title`` reads it and cannot be set. What is particular to the device (the tables' name
+of a function, "not supported by this DER") goes in the detail or a note.
 
 A family module (``gridwire.evaluate.families.<family>``) writes each check as::
 
@@ -13,7 +18,7 @@ A family module (``gridwire.evaluate.families.<family>``) writes each check as::
             raise NotApplicable("none of AI533-AI556 is served")
         readings = await ctx.read(points)
         ...
-        ctx.note(f"{len(points)} of 24 served")
+        ctx.verified(f"{len(points)} of 24 meter points online, within the tables' ranges")
 
 and uses :mod:`gridwire.evaluate.primitives` for what several checks share.
 """
@@ -71,13 +76,14 @@ class CheckContext:
 
     spec: CheckSpec
     run: RunState
-    title: str = ""
     notes: list[str] = field(default_factory=list)
     restores: list[tuple[str, Undo]] = field(default_factory=list)
+    checked: list[str] = field(default_factory=list)
 
-    def __post_init__(self) -> None:
-        if not self.title:
-            self.title = self.spec.title
+    @property
+    def title(self) -> str:
+        """The check's title, the catalogue's (read-only: the same for every device)."""
+        return self.spec.title
 
     # --- what the check works on -----------------------------------------------------------
 
@@ -148,6 +154,17 @@ class CheckContext:
     def note(self, text: str) -> None:
         """Something seen that is worth reporting beside the verdict."""
         self.notes.append(text)
+
+    def verified(self, text: str) -> None:
+        """Say what was verified, with its figures ("22 of 22 alarm points online"): the
+        detail of the result when the check passes, the parts joined by "; " in the order
+        said. Ignored when the check ends otherwise (its detail is why)."""
+        self.checked.append(text)
+
+    @property
+    def passed_detail(self) -> str:
+        """The detail of a check that passed: what it said it verified."""
+        return "; ".join(self.checked)
 
     def restore(self, what: str, undo: Undo) -> None:
         """Register how to put back something the check changed. Restores run last-first

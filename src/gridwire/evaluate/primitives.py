@@ -68,15 +68,16 @@ def accepted(result: OperateResult, what: str) -> None:
             raise Failed(f"{what}: {point} came back SUCCESS but not as it was sent")
 
 
-def refused(ctx: CheckContext, result: OperateResult, what: str, usual: str) -> None:
+def refused(ctx: CheckContext, result: OperateResult, what: str, usual: str) -> str:
     """Every control was refused; Failed "<what> was accepted" otherwise. A refusal with a
     status other than ``usual`` passes, with a note naming both (once per status, however
-    many controls the request carried)."""
+    many controls the request carried). Answers how it was refused ("BLOCKED", "BLOCKED and
+    NOT_SUPPORTED", "with no status"), for the detail of a check that passes."""
     _answered_operate(result, what)
     if not result.statuses:
         indications = ", ".join(result.exchanges[-1].indications) or "none"
         ctx.note(f"{what} was refused with no status (indications {indications}), not {usual}")
-        return
+        return "with no status"
     for status in result.statuses:
         point = f"{status.type.upper()}{status.index}"
         if status.status == SUCCESS:
@@ -84,6 +85,8 @@ def refused(ctx: CheckContext, result: OperateResult, what: str, usual: str) -> 
     others = {s.status: None for s in result.statuses if s.status != usual}
     for other in others:
         ctx.note(f"{what} was refused {other or 'with no status'}, not {usual}")
+    seen = {s.status or "no status": None for s in result.statuses}
+    return " and ".join(seen)
 
 
 # --- points as read ------------------------------------------------------------------------

@@ -223,7 +223,7 @@ async def _check(run: RunState, spec: CheckSpec, reason: str | None) -> CheckRes
     after = frames.last_id
     return CheckResult(
         id=spec.id,
-        title=ctx.title,
+        title=spec.title,
         verdict=verdict,
         detail=detail,
         notes=ctx.notes,
@@ -246,7 +246,7 @@ async def _verdict(function: CheckFunction, ctx: CheckContext) -> tuple[Verdict,
     except Exception as exc:
         log.exception("evaluation check %s could not be completed", ctx.spec.id)
         return "not_run", f"the check could not be completed: {type(exc).__name__}: {exc}"
-    return "passed", ""
+    return "passed", ctx.passed_detail
 
 
 async def _restore(ctx: CheckContext) -> None:

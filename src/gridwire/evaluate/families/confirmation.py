@@ -21,6 +21,9 @@ those events again. Each check, with the master holding the outstation:
    so far that carries a time comes back. Events without a time (or with the zero time
    opendnp3 gives an event it was not given one for) cannot be told from a new event of the
    same value: a note says how many there were.
+
+A pass says what was seen: "12 events reported again after their confirmation was withheld;
+3 events confirmed with the deviation off; none of the 15 reported with a time came back".
 """
 
 from __future__ import annotations
@@ -236,9 +239,10 @@ async def events_kept(ctx: CheckContext) -> None:
             f"{len(untimed)} of the events carry no time: whether they came back after the "
             "confirmation cannot be told from a new event of the same value"
         )
-    ctx.note(
+    ctx.verified(
         f"{counted(len(first.events))} reported again {_AFTER[deviation]}; "
-        f"{counted(len(third.events))} confirmed with the deviation off"
+        f"{counted(len(third.events))} confirmed with the deviation off; none of the "
+        f"{len({key(e) for e in reported if timed(e)})} reported with a time came back"
     )
 
 

@@ -365,14 +365,14 @@ class Lab:
         self.naming = number
         await read_back(self.ctx, [(setting, number)], what)
 
-    async def not_named(self, number: int, usual: str, what: str) -> None:
+    async def not_named(self, number: int, usual: str, what: str) -> str:
         """Naming curve ``number`` is refused (``usual``: see primitives.refused) and the
-        setting still names the curve it named."""
+        setting still names the curve it named; answers how it was refused."""
         setting = self.subject.setting
         self.pointed = True
         control = Control("ao", setting.index, number)
         result = await self.ctx.master.operate_controls(self.ctx.outstation, [control])
-        refused(self.ctx, result, what, usual)
+        how = refused(self.ctx, result, what, usual)
         mirror = self.ctx.point_map.mirror(setting)
         shown = mirror if mirror is not None and self.ctx.serves(mirror) else setting
         raw = (await self.ctx.read([shown]))[str(shown.address)].raw
@@ -381,6 +381,7 @@ class Lab:
                 f"after {what} was refused, {shown.address} reads {raw}, not curve "
                 f"{self.naming} as before"
             )
+        return how
 
     # --- the curve block -------------------------------------------------------------------
 
@@ -398,10 +399,11 @@ class Lab:
         result = await self.ctx.master.operate_controls(self.ctx.outstation, [control])
         accepted(result, f"selecting curve {number}")
 
-    async def select_refused(self, number: int, usual: str, what: str) -> None:
+    async def select_refused(self, number: int, usual: str, what: str) -> str:
+        """Selecting curve ``number`` is refused; answers how."""
         control = Control("ao", self.block.selector, number)
         result = await self.ctx.master.operate_controls(self.ctx.outstation, [control])
-        refused(self.ctx, result, what, usual)
+        return refused(self.ctx, result, what, usual)
 
     async def selected(self) -> int | None:
         """The curve the selector's mirror says is shown (None when not reported)."""
@@ -428,9 +430,10 @@ class Lab:
         controls = [Control("ao", self.block.output(o), v) for o, v in offsets]
         return await self.ctx.master.operate_controls(self.ctx.outstation, controls)
 
-    async def locked(self, number: int, held: SampleCurve, why: str) -> None:
+    async def locked(self, number: int, held: SampleCurve, why: str) -> str:
         """Curve ``number``, holding ``held``, refuses an edit of its fields and one of its
-        first point (usual AUTOMATION_INHIBIT), and reads back unchanged."""
+        first point (usual AUTOMATION_INHIBIT), and reads back unchanged; answers what was
+        refused and how."""
         ctx = self.ctx
         await self.select(number)
         other = self.subject.other
@@ -442,20 +445,23 @@ class Lab:
             (CURVE_Y_UNITS, self._other_value(CURVE_Y_UNITS, held.y_units)),
         ]
         what = f"editing the type, number of points and units of curve {number} ({why})"
-        refused(ctx, await self.edit(fields), what, AUTOMATION_INHIBIT)
+        seen = [refused(ctx, await self.edit(fields), what, AUTOMATION_INHIBIT)]
+        edits = "its type, number of points and units"
         if held.points:
             x, y = held.points[0]
             first = self.block.x_offset(1)
             what = f"editing point 1 of curve {number} ({why})"
-            refused(
-                ctx, await self.edit([(first, x + 1), (first + 1, y + 1)]), what, AUTOMATION_INHIBIT
-            )
+            edit = await self.edit([(first, x + 1), (first + 1, y + 1)])
+            seen.append(refused(ctx, edit, what, AUTOMATION_INHIBIT))
+            edits += ", and its point 1,"
         reading = await self.read()
         if not holds(reading, held):
             raise Failed(
                 f"curve {number} ({why}) reads {shows(reading)} after the refused edits, not "
                 f"as it was"
             )
+        how = " and ".join(dict.fromkeys(seen))
+        return f"edits of {edits} refused {how}, curve {number} read back unchanged"
 
     def _other_value(self, offset: int, value: int) -> int:
         """A value other than ``value`` that the tables' range of the window's output at

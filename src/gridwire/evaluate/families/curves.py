@@ -67,6 +67,11 @@ async def curve_001(ctx: CheckContext) -> None:
     )
     await lab.close()
     await lab.indicates(False, f"curve {a} shown, after the release")
+    ctx.verified(
+        f"{lab.indicator.address} read off with curve {a} shown and no curve named, on once the "
+        f"enabled {subject.name} named it, off with curve {b} shown, on with curve {a} shown "
+        "again, off after the release"
+    )
 
 
 async def curve_001_2(ctx: CheckContext) -> None:
@@ -76,7 +81,7 @@ async def curve_001_2(ctx: CheckContext) -> None:
     if before is None:
         raise Failed(f"AI{lab.block.readback} (the curve selector's mirror) was not reported")
     what = f"selecting curve {beyond} ({lab.count} stored)"
-    await lab.select_refused(beyond, OUT_OF_RANGE, what)
+    how = await lab.select_refused(beyond, OUT_OF_RANGE, what)
     after = await lab.selected()
     if after != before:
         raise Failed(
@@ -84,6 +89,10 @@ async def curve_001_2(ctx: CheckContext) -> None:
             f"{after}, not {before} as before"
         )
     await lab.close()
+    ctx.verified(
+        f"{what} refused {how}; AI{lab.block.readback} (the selector's mirror) still reads "
+        f"curve {before}"
+    )
 
 
 async def _enabled_on_a(ctx: CheckContext) -> Lab:
@@ -104,11 +113,14 @@ async def curve_002(ctx: CheckContext) -> None:
     a, b = lab.numbers
     name = lab.subject.name
     first, second = lab.subject.samples
-    await lab.locked(a, first, f"named by the enabled {name} function")
+    locked = await lab.locked(a, first, f"named by the enabled {name} function")
     await lab.store(b, first, f"writing curve {b}, which no function names, beside it")
     await lab.switch(False)
     await lab.store(a, second, f"writing curve {a} once {name} was disabled")
     await lab.close()
+    ctx.verified(f"curve {a} named by the enabled {name}: {locked}")
+    ctx.verified(f"curve {b}, named by none, written and read back beside it")
+    ctx.verified(f"curve {a} written and read back once {name} was disabled")
 
 
 async def curve_002_2(ctx: CheckContext) -> None:
@@ -118,8 +130,12 @@ async def curve_002_2(ctx: CheckContext) -> None:
     second = lab.subject.samples[1]
     await lab.name(b, f"moving the enabled {name} function from curve {a} to {b}")
     await lab.store(a, second, f"writing curve {a}, which {name} left")
-    await lab.locked(b, second, f"named by the enabled {name} function since the move")
+    locked = await lab.locked(b, second, f"named by the enabled {name} function since the move")
     await lab.close()
+    setting = lab.subject.setting.address
+    ctx.verified(f"the enabled {name} moved from curve {a} to {b} ({setting} read back)")
+    ctx.verified(f"curve {a}, which it left, written and read back")
+    ctx.verified(f"curve {b}: {locked}")
 
 
 async def curve_003(ctx: CheckContext) -> None:
@@ -133,18 +149,26 @@ async def curve_003(ctx: CheckContext) -> None:
     await lab.store(a, subject.samples[0])
     await lab.store(b, other)
     wrong = f"curve {b} (type {other.type}; {subject.setting.address} takes {taken})"
-    await lab.not_named(b, NOT_SUPPORTED, f"naming {wrong}, {subject.name} disabled")
+    off = await lab.not_named(b, NOT_SUPPORTED, f"naming {wrong}, {subject.name} disabled")
     await lab.name(a)
     await lab.switch(True)
-    await lab.not_named(b, NOT_SUPPORTED, f"moving the enabled {subject.name} function to {wrong}")
+    on = await lab.not_named(
+        b, NOT_SUPPORTED, f"moving the enabled {subject.name} function to {wrong}"
+    )
     await lab.switch(False)
-    await _type_change(ctx, lab, a, other.type)
+    changed = await _type_change(ctx, lab, a, other.type)
     await lab.close()
+    ctx.verified(
+        f"naming {wrong} refused {off} with {subject.name} disabled and {on} with it enabled "
+        f"on curve {a}, the setting read back unchanged"
+    )
+    ctx.verified(changed)
 
 
-async def _type_change(ctx: CheckContext, lab: Lab, number: int, kind: int) -> None:
+async def _type_change(ctx: CheckContext, lab: Lab, number: int, kind: int) -> str:
     """Curve ``number``, named by the disabled subject, has its type changed to ``kind``:
-    refused, or accepted and then the subject cannot be enabled (see the module's notes)."""
+    refused, or accepted and then the subject cannot be enabled (see the module's notes).
+    Answers which, for the detail."""
     subject = lab.subject
     held = subject.samples[0]
     await lab.select(number)
@@ -152,14 +176,14 @@ async def _type_change(ctx: CheckContext, lab: Lab, number: int, kind: int) -> N
     result = await lab.edit([(CURVE_TYPE, kind)])
     statuses = [s.status for s in result.statuses]
     if statuses != [SUCCESS]:
-        refused(ctx, result, what, NOT_SUPPORTED)
+        how = refused(ctx, result, what, NOT_SUPPORTED)
         reading = await lab.read()
         if not holds(reading, held):
             raise Failed(f"after {what} was refused, curve {number} reads {shows(reading)}")
-        return
+        return f"{what} refused {how}, curve {number} read back unchanged"
     enable = f"enabling {subject.name} ({subject.enable.address}) on it"
     lab.on = True  # until the refusal is seen
-    refused(ctx, await lab.try_enable(), f"{what} was accepted; then {enable}", NOT_SUPPORTED)
+    how = refused(ctx, await lab.try_enable(), f"{what} was accepted; then {enable}", NOT_SUPPORTED)
     lab.on = False
     if subject.enabled is not None:
         state = (await ctx.read([subject.enabled]))[str(subject.enabled.address)].value
@@ -169,6 +193,7 @@ async def _type_change(ctx: CheckContext, lab: Lab, number: int, kind: int) -> N
         f"{what} was accepted; enabling {subject.name} was then refused, so it does not run on "
         "a curve of another type"
     )
+    return f"{what} accepted, then {enable} refused {how}: it stayed disabled"
 
 
 async def curve_003_2(ctx: CheckContext) -> None:
@@ -177,8 +202,10 @@ async def curve_003_2(ctx: CheckContext) -> None:
     subject = lab.subject
     setting = subject.setting.address
     await lab.store(a, UNDEFINED, f"storing an undefined curve (type 0) in curve {a}")
-    await lab.not_named(a, NOT_SUPPORTED, f"naming curve {a}, undefined (type 0), with {setting}")
+    undefined = f"naming curve {a}, undefined (type 0), with {setting}"
+    first = await lab.not_named(a, NOT_SUPPORTED, undefined)
     beyond = lab.count + 1
     what = f"naming curve {beyond} ({lab.count} stored) with {setting}"
-    await lab.not_named(beyond, OUT_OF_RANGE, what)
+    second = await lab.not_named(beyond, OUT_OF_RANGE, what)
     await lab.close()
+    ctx.verified(f"{undefined} refused {first}; {what} refused {second}; {setting} names none")

@@ -13,6 +13,10 @@ transport one). A probe is one READ of the most preferred served point (:func:`p
 4. The deviated probe must have gone unanswered (for ``orphan_segment``: the orphan segment
    must have, so the request that follows it intact is answered exactly once).
 
+A pass says so, with the figures: "the probe (a READ of AI0): answered in 3 ms before; sent
+with a bad header CRC: unanswered (waited 0.25 s, no answer later); answered again at probe 1
+of 3 after".
+
 Why the short window is enough to judge step 4: an outstation answers requests in the order
 they come, so any answer to the deviated probe arrives before the answer to a probe sent
 after it. The check therefore counts the answers the trace holds from the deviated probe up
@@ -165,10 +169,14 @@ async def probe(ctx: CheckContext) -> None:
             f"was turned off (the last waited {prober.timeout:g} s)"
         )
     _judge(ctx, prober, deviation, deviated)
-    during = "answered once" if deviated.answered else f"unanswered in {wait:.2f} s"
-    ctx.note(
-        f"{what}: answered in {min(round_trips) * 1000:.0f} ms before; {during} with the "
-        f"deviation; answered again at probe {answered_at} of {chances} after"
+    during = f"sent {_WHAT[deviation]}: " + (
+        "answered once"
+        if deviation == "orphan_segment"
+        else f"unanswered (waited {wait:.2f} s, no answer later)"
+    )
+    ctx.verified(
+        f"{what}: answered in {min(round_trips) * 1000:.0f} ms before; {during}; answered "
+        f"again at probe {answered_at} of {chances} after"
     )
 
 

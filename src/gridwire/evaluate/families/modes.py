@@ -1,8 +1,14 @@
 """The 21 mode checks (VRT-001 ... PSIG-001): "the function enabled by BOn" (each writes).
 
+The title is the catalogue's ("Volt-VAr (BO29)"), whatever the tables call the function:
+the tables' name, and whether this DER supports it, are said in the detail.
+
 No function of the tables is enabled by BOn, or its supports input is not served: not
-applicable. Else the supports input is read and the title becomes "<name>: supported" or
-"<name>: not supported".
+applicable. Else the supports input is read and the check verifies what it says: that the
+DER acts as a DER without the function (not supported), or that the function works
+(supported). A pass says which, and what was verified ("reports Watt-VAr unsupported (BI49
+off) and acts so: enabling it (BO30) refused NOT_SUPPORTED, none of its 13 other points
+served"); never "passed - not supported" alone.
 
 Not supported: enabling it is refused (usual NOT_SUPPORTED), and none of its points is
 served but the three that say what it is: its supports input, its enable output and its
@@ -43,6 +49,7 @@ from gridwire.evaluate.families.outputs import (
     found_values,
     operate,
     set_of,
+    span,
     states,
     write,
 )
@@ -78,7 +85,6 @@ async def mode(ctx: CheckContext) -> None:
     reading = (await ctx.read([supports]))[str(supports.address)]
     if not isinstance(reading.value, bool):
         raise Failed(f"{supports.address} (supports {function.name}) was not reported")
-    ctx.title = f"{function.name}: {'supported' if reading.value else 'not supported'}"
     checked = Mode(ctx, function, supports)
     if reading.value:
         await checked.supported()
@@ -136,15 +142,22 @@ class Mode:
         result = await ctx.master.operate_controls(
             ctx.outstation, [Control("bo", self.function.enable, True)]
         )
-        refused(ctx, result, f"enabling {self.name} (BO{self.function.enable})", NOT_SUPPORTED)
+        enable = f"BO{self.function.enable}"
+        how = refused(ctx, result, f"enabling {self.name} ({enable})", NOT_SUPPORTED)
         self.enabled_now = False
-        served = [str(p.address) for p in self._own() if ctx.serves(p)]
+        own = self._own()
+        served = [str(p.address) for p in own if ctx.serves(p)]
         if served:
             more = f" and {len(served) - LISTED} more" if len(served) > LISTED else ""
             raise Failed(
                 f"{self.name} is not supported ({self.supports.address}), yet "
                 f"{len(served)} of its points are served: {', '.join(served[:LISTED])}{more}"
             )
+        others = f"none of its {len(own)} other points served" if own else "no other point"
+        ctx.verified(
+            f"reports {self.name} unsupported ({self.supports.address} off) and acts so: "
+            f"enabling it ({enable}) refused {how}, {others}"
+        )
 
     # --- supported -------------------------------------------------------------------------
 
@@ -192,6 +205,35 @@ class Mode:
         await self._switch(False, "")
         await flagged(ctx, inputs, "offline", f"{self.name} disabled again, its inputs")
         await self._release(curve_settings, read_back=True)
+        self._verified(enable, enabled, inputs, settings, outputs, found_enabled)
+
+    def _verified(
+        self,
+        enable: Point,
+        enabled: Point | None,
+        inputs: list[Point],
+        settings: list[Point],
+        outputs: list[Point],
+        found_enabled: bool,
+    ) -> None:
+        """The detail of a supported function's pass."""
+        ctx, name = self.ctx, self.name
+        ctx.verified(f"reports {name} supported ({self.supports.address} on)")
+        follows = f", {enabled.address} following" if enabled is not None else ""
+        found = "found enabled: disabled first, then " if found_enabled else ""
+        ctx.verified(f"{found}{enable.address} enabled and disabled again{follows}")
+        if inputs:
+            ctx.verified(f"{len(inputs)} inputs online when enabled, offline when disabled")
+        if settings:
+            ctx.verified(
+                f"{span(settings)} written and read back: value set 1 disabled (offline), "
+                "sets 0 and 1 enabled (online)"
+            )
+        if outputs:
+            ctx.verified(f"{span(outputs)} latched off and on, mirrored")
+        if self.pointed:
+            named = ", ".join(f"{p.setting.address}" for p in self.pointed)
+            ctx.verified(f"{named} pointed at sample curves of each set, then released")
 
     def _curves(self, number: int) -> Values:
         return [(p.setting, p.numbers[number]) for p in self.pointed]

@@ -9,7 +9,8 @@
   (stopped) not both set; at most one of BI18-BI22 set, exactly one when all five are served.
 
 Each reads its points in one request (range by range when refused whole). A check lists
-every point that is wrong (the first 8), not only the first.
+every point that is wrong (the first 8), not only the first. A check that passes says what
+it read, with the figures ("22 of 22 alarm points online, none raised").
 """
 
 from __future__ import annotations
@@ -83,6 +84,10 @@ async def mon_001(ctx: CheckContext) -> None:
                 f"range {low if low is not None else '-'}..{high if high is not None else '-'}"
             )
     _fail_with(problems)
+    ctx.verified(
+        f"{len(points)} of 24 system meter points (AI533-AI556) online, numeric and within "
+        "the tables' ranges"
+    )
 
 
 async def alarm_001(ctx: CheckContext) -> None:
@@ -94,6 +99,10 @@ async def alarm_001(ctx: CheckContext) -> None:
     if raised:
         ctx.note("alarms raised: " + ", ".join(f"{p.address} ({p.label})" for p in raised))
     _fail_with(problems)
+    ctx.verified(
+        f"{len(points)} of 22 alarm points (BI0-BI9, BI94-BI105) online, "
+        + (f"{len(raised)} raised" if raised else "none raised")
+    )
 
 
 async def op_001(ctx: CheckContext) -> None:
@@ -115,3 +124,13 @@ async def op_001(ctx: CheckContext) -> None:
     elif len(states) == 5 and not on:
         problems.append("none of BI18-BI22 is set; with all five served, exactly one must be")
     _fail_with(problems)
+    ctx.verified(f"{len(points)} of 13 operating state points (BI10-BI22) online")
+    run = [f"BI{i}" for i in (14, 15) if ctx.serves(f"BI{i}")]
+    if run:
+        shown = ", ".join(f"{a} {'set' if is_set(int(a[2:])) else 'clear'}" for a in run)
+        ctx.verified(f"not both started and stopped ({shown})")
+    if states:
+        ctx.verified(
+            f"{len(on)} of the {len(states)} of BI18-BI22 served set"
+            + (f" ({on[0]})" if on else "")
+        )

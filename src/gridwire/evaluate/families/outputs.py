@@ -12,12 +12,14 @@ Values here are as transmitted: an analog output's whole number (the test values
 - :func:`states`: binary inputs read in the states expected, retried until settle.
 - :class:`Kept`: what outputs held before a check wrote them, put back when it ends.
 - :func:`toggle`: a binary output latched to the other state and back, its mirror following.
+- :func:`span` and :func:`took`: points and times as a passed check's detail gives them.
 
 Each failure names the point and what was seen; at most :data:`LISTED` problems are listed.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Literal
 
@@ -75,6 +77,34 @@ def shown(point: Point, value: Value) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
     return f"{value}"
+
+
+def span(points: Sequence[Point]) -> str:
+    """Points as a detail names them, each unbroken run of one kind as a range:
+    ``AO168-AO172, AO174-AO179`` (the first :data:`LISTED` runs, then how many more)."""
+    if not points:
+        return "none"
+    runs: list[list[Point]] = []
+    for point in points:
+        last = runs[-1][-1] if runs else None
+        if last is not None and last.kind is point.kind and point.index == last.index + 1:
+            runs[-1].append(point)
+        else:
+            runs.append([point])
+    names = [
+        f"{run[0].address}-{run[-1].address}" if len(run) > 1 else str(run[0].address)
+        for run in runs
+    ]
+    more = f" and {len(names) - LISTED} more" if len(names) > LISTED else ""
+    return ", ".join(names[:LISTED]) + more
+
+
+def took(seconds: float) -> str:
+    """A time as a detail gives it: ``40 ms`` below a second (``under 1 ms``), else
+    ``1.2 s``."""
+    if seconds < 0.0005:
+        return "under 1 ms"
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
 
 
 def control_of(point: Point, value: Value) -> Control:
@@ -248,20 +278,28 @@ async def keep(ctx: CheckContext, outputs: Sequence[Point], what: str) -> Kept:
     return Kept(ctx, await found_values(ctx, outputs), what)
 
 
-async def toggle(ctx: CheckContext, output: Point, mirror: Point, what: str) -> None:
+async def toggle(ctx: CheckContext, output: Point, mirror: Point, what: str) -> str:
     """Latch ``output`` to the state its mirror does not show, then back, the mirror
-    following each time; put back as found however the check ends."""
+    following each time; put back as found however the check ends. Answers what was seen
+    ("BO5 latched off and back on, BI23 following within 0.6 s")."""
     readings = await ctx.read([mirror])
     found = readings[str(mirror.address)].value
     if not isinstance(found, bool):
         raise Failed(f"{what}: {mirror.address}, the mirror of {output.address}, was not reported")
     kept = Kept(ctx, [(output, found)], f"{output.address} as found ({shown(output, found)})")
+    slowest = 0.0
     for state in (not found, found):
         kept.changed()
         latched = f"{output.address} latched {shown(output, state)}"
+        started = time.monotonic()
         await operate(ctx, [(output, state)], f"{what}: {latched}")
         await states(ctx, [(mirror, state)], f"{what}: after {latched}")
+        slowest = max(slowest, time.monotonic() - started)
     kept.dirty = False
+    return (
+        f"{output.address} latched {shown(output, not found)} and back "
+        f"{shown(output, found)}, {mirror.address} following within {took(slowest)}"
+    )
 
 
 async def flagged(

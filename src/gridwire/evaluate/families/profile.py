@@ -4,7 +4,8 @@ No document (the outstation's ``device_profile``, else the service's ``--device-
 not applicable. Else der.compare (:mod:`gridwire.derops.compare`); the check fails on any
 declared point not served (absent), any served point not declared (undeclared), or any
 served point whose presence in the class 0 response is not what the document declares,
-listing the first 8 of each.
+listing the first 8 of each. Passed: "the N points the Device Profile declares are the N
+served...".
 """
 
 from __future__ import annotations
@@ -64,3 +65,7 @@ async def profile_001(ctx: CheckContext) -> None:
         problems.append(_listed(result.class_0, "not in class 0 as declared"))
     if problems:
         raise Failed("; ".join(problems))
+    ctx.verified(
+        f"the {result.declared} points the Device Profile declares are the {result.served} "
+        "served, none absent or undeclared, each in class 0 as declared"
+    )

@@ -23,11 +23,17 @@
 Before it stops or starts the DER, a check grants the permission the command needs (BO3
 or BO4 latched on) when it is not granted. The run state found, the permissions and every
 output written are put back when the check ends.
+
+A pass says what was verified, with its figures: the outputs written and read back, each
+toggle and how soon its mirror followed, the run state found and how soon each command
+showed ("found started: stopped within 520 ms of the command, then started within 510 ms"),
+how a command without permission was refused.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -42,8 +48,10 @@ from gridwire.evaluate.families.outputs import (
     mirrors,
     operate,
     set_of,
+    span,
     states,
     toggle,
+    took,
     write,
 )
 from gridwire.evaluate.outcomes import Failed, NotApplicable
@@ -88,11 +96,14 @@ async def conn_001(ctx: CheckContext) -> None:
     settings = ctx.served_points(["AO16", "AO17"])
     watched = [m for _, m in mirrors(ctx, settings)] + ctx.served_points(["BI24"])
     await flagged(ctx, watched, "online", "before the switch is operated", wait=False)
+    if watched:
+        ctx.verified(f"{span(watched)} online")
     if settings:
         await _written_with_sets(ctx, settings, "the connect/disconnect settings")
+        ctx.verified(f"{span(settings)} written with value sets 0 and 1 and read back")
     else:
         ctx.note("AO16-AO17 not served: no setting written")
-    await toggle(ctx, switch, mirror, "the connect/disconnect switch")
+    ctx.verified(await toggle(ctx, switch, mirror, "the connect/disconnect switch"))
 
 
 # --- the run state -------------------------------------------------------------------------
@@ -160,14 +171,16 @@ class Service:
         if shows is mirror:
             await states(self.ctx, [(mirror, granted)], f"{what}: its mirror")
 
-    async def command(self, target: RunState) -> None:
+    async def command(self, target: RunState) -> float:
         """Stop (BO2 on) or start (BO1 on), with its permission granted; the latch accepted,
         within settle the target state true, the opposite and BI12 (starting up) false;
-        after a stop BO2's mirror true."""
+        after a stop BO2's mirror true. Answers the seconds from the command to the states
+        read so."""
         stop = target == "stopped"
         await self.permission("BO4" if stop else "BO3", True)
         output = self.output("BO2" if stop else "BO1")
         what = "the stop (BO2 on)" if stop else "the start (BO1 on)"
+        started = time.monotonic()
         await operate(self.ctx, [(output, True)], what)
         expected = [
             (self.stopped, stop),
@@ -178,6 +191,7 @@ class Service:
         if stop and mirror is not None and self.ctx.serves(mirror):
             expected.append((mirror, True))
         await states(self.ctx, expected, f"after {what}")
+        return time.monotonic() - started
 
     def keep_run_state(self, found: RunState) -> None:
         """Put the run state found back when the check ends (when it changed)."""
@@ -205,6 +219,7 @@ async def serv_001(ctx: CheckContext) -> None:
     if settings:
         kept = await _written_with_sets(ctx, settings, "the start and stop settings (AO6-AO15)")
         await kept.put_back()
+        ctx.verified(f"{span(settings)} written with value sets 0 and 1, read back, put back")
     else:
         ctx.note("none of AO6-AO15 is served: no setting written")
     for address in ("BO4", "BO3"):
@@ -213,15 +228,18 @@ async def serv_001(ctx: CheckContext) -> None:
         if mirror is None or not ctx.serves(mirror):
             ctx.note(f"{address} has no mirror served: not toggled")
             continue
-        await toggle(ctx, output, mirror, f"{address} ({output.label})")
+        ctx.verified(await toggle(ctx, output, mirror, f"{address} ({output.label})"))
     found = await service.state()
     service.keep_run_state(found)
     order: tuple[RunState, RunState] = (
         ("stopped", "started") if found == "started" else ("started", "stopped")
     )
     ctx.note(f"found {found}")
-    for target in order:
-        await service.command(target)
+    seconds = [await service.command(target) for target in order]
+    ctx.verified(
+        f"found {found}: {order[0]} within {took(seconds[0])} of the command, then "
+        f"{order[1]} within {took(seconds[1])}"
+    )
 
 
 # --- SERV-001.2 and SERV-001.3 -------------------------------------------------------------
@@ -248,16 +266,28 @@ async def _without_permission(service: Service, target: RunState) -> None:
         await service.command(held)
     await service.permission("BO4" if stop else "BO3", False)
     output = service.output("BO2" if stop else "BO1")
-    what = f"the {'stop' if stop else 'start'} ({output.address} on) without permission"
+    permission = service.output("BO4" if stop else "BO3")
+    command = f"the {'stop' if stop else 'start'} ({output.address} on)"
+    what = f"{command} without permission"
     result = await ctx.master.operate_controls(ctx.outstation, [_latch_on(output)])
-    refused(ctx, result, what, BLOCKED)
+    how = refused(ctx, result, what, BLOCKED)
     mirror = ctx.point_map.mirror(output)
+    shown = ""
     if mirror is not None and ctx.serves(mirror):
         await states(ctx, [(mirror, False)], f"after {what} was refused", wait=False)
+        shown = f", {mirror.address} off"
     wait = min(ctx.settle, REFUSED_WAIT)
     await asyncio.sleep(wait)
     expected = [(service.started, stop), (service.stopped, not stop)]  # still as held
     await states(ctx, expected, f"{wait:g} s after {what} was refused", wait=False)
+    ctx.verified(
+        f"{held}, with {permission.address} ({permission.label}) withdrawn: {command} refused "
+        f"{how}{shown}; {wait:g} s later still {held} (BI14 {_on(stop)}, BI15 {_on(not stop)})"
+    )
+
+
+def _on(state: bool) -> str:
+    return "on" if state else "off"
 
 
 def _latch_on(output: Point) -> Control:
