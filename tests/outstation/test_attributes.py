@@ -68,7 +68,7 @@ def test_refusals() -> None:
 
 def test_attributes_that_cannot_be_served_are_refused_when_given() -> None:
     db = Database()
-    with pytest.raises(ConfigError, match="1..253"):
+    with pytest.raises(ConfigError, match=r"1\.\.253"):
         db.set_attribute(254, Attribute("VSTR", "x"))
     with pytest.raises(ConfigError, match="g0v252"):
         db.set_attribute(252, Attribute("VSTR", "x" * 300))

@@ -36,7 +36,7 @@ def _rating(point_map: PointMap, index: int) -> float | None:
 
 
 def product_name(point_map: PointMap) -> str:
-    """"Simulated DER battery inverter", with its ratings when the nameplate gives them."""
+    """ "Simulated DER battery inverter", with its ratings when the nameplate gives them."""
     name = "Simulated DER battery inverter"
     watts, energy = _rating(point_map, P.RATED_W), _rating(point_map, P.CAPACITY_WH)
     ratings = [f"{watts / 1000:g} kW" if watts else "", f"{energy / 1000:g} kWh" if energy else ""]

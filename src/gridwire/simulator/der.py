@@ -47,8 +47,8 @@ from gridwire.outstation.database import Database
 from gridwire.outstation.database_file import Variations
 from gridwire.outstation.points import ONLINE, PointType, Value
 from gridwire.simulator import model
-from gridwire.simulator.attributes import serve_attributes
 from gridwire.simulator import profile as P
+from gridwire.simulator.attributes import serve_attributes
 from gridwire.simulator.curves import CurveStatuses, CurveStore, NoCurves
 from gridwire.simulator.misbehaviour import (
     ACCEPT_LOCKED_CURVE_EDITS,
