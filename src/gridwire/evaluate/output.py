@@ -23,6 +23,7 @@ from gridwire.evaluate.evidence import FrameEvidence, decode
 from gridwire.evaluate.html import render_html
 from gridwire.evaluate.junit import render_junit
 from gridwire.evaluate.records import Report
+from gridwire.evaluate.verdict import settle_verdict
 from gridwire.master import Master
 
 HANDSHAKE_PACKETS = 3
@@ -74,7 +75,33 @@ def collect_output(
 
 
 def report_json(report: Report) -> bytes:
+    settle_verdict(report)
     return orjson.dumps(dataclasses.asdict(report), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+REPORT_FORMATS: dict[str, tuple[str, str]] = {
+    "json": ("application/json", "json"),
+    "html": ("text/html; charset=utf-8", "html"),
+    "junit": ("application/xml", "junit.xml"),
+}
+"""Each format a report is written in: its media type and file name suffix."""
+
+
+def render_report(
+    report: Report,
+    format: str,
+    evidence: Mapping[str, list[FrameEvidence]] | None = None,
+) -> bytes:
+    """The report in ``format`` (json, html or junit): the one writer of each, used by
+    ``gridwire evaluate`` and by the service's report downloads alike."""
+    settle_verdict(report)
+    if format == "json":
+        return report_json(report)
+    if format == "html":
+        return render_html(report, evidence).encode("utf-8")
+    if format == "junit":
+        return render_junit(report)
+    raise ValueError(f"no report format {format!r} (json, html, junit)")
 
 
 def write_outputs(
@@ -82,10 +109,13 @@ def write_outputs(
 ) -> None:
     """Write each file asked for; ConfigError naming a file that cannot be written."""
     report = output.report
+    capture = paths.get("capture")
+    if report.device is not None and capture is not None and output.pcap is not None:
+        report.device.capture = capture.name
     writers: dict[str, Callable[[], bytes]] = {
-        "report": lambda: report_json(report),
-        "html": lambda: render_html(report, output.evidence).encode("utf-8"),
-        "junit": lambda: render_junit(report),
+        "report": lambda: render_report(report, "json"),
+        "html": lambda: render_report(report, "html", output.evidence),
+        "junit": lambda: render_report(report, "junit"),
     }
     if output.pcap is not None:
         pcap = output.pcap
