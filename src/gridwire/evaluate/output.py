@@ -74,6 +74,24 @@ def collect_output(
     return output
 
 
+def evidence_in_trace(master: Master, report: Report) -> dict[str, list[FrameEvidence]]:
+    """The decoded frames of each failed check, as far as the master's trace still holds
+    them (the service's report downloads; a run of ``gridwire evaluate`` gathers them with
+    :func:`collect_output`)."""
+    failed = [r for r in report.results if r.verdict == "failed" and r.frames is not None]
+    if not failed:
+        return {}
+    first = min(r.frames[0] for r in failed if r.frames is not None)
+    by_id = {frame.id: frame for frame in master.trace(report.outstation, first - 1)}
+    found: dict[str, list[FrameEvidence]] = {}
+    for result in failed:
+        if result.frames is None:
+            continue
+        start, stop = result.frames
+        found[result.id] = decode([by_id[i] for i in range(start, stop + 1) if i in by_id])
+    return found
+
+
 def report_json(report: Report) -> bytes:
     settle_verdict(report)
     return orjson.dumps(dataclasses.asdict(report), option=orjson.OPT_INDENT_2) + b"\n"
