@@ -121,10 +121,12 @@ async def _attributes(master: Master, outstation: str) -> list[DeviceAttribute]:
     if not master.session(outstation).connected:
         return []
     try:
-        return (await read_attributes(master, outstation)).attributes
+        found = (await read_attributes(master, outstation)).attributes
     except GridwireError as exc:  # an answer that never came is no attribute, not a failure
         log.info("device attributes of %s not read: %s", outstation, exc)
         return []
+    # the standard's identity first: vendor (252), product (250), serial (248)...
+    return sorted(found, key=lambda a: (a.set, -a.variation))
 
 
 async def describe_device(
