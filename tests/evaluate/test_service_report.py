@@ -10,10 +10,14 @@ from pathlib import Path
 import orjson
 import pytest
 from lxml import etree
+from lxml import html as lxml_html
 
+from gridwire.evaluate import Failed
+from gridwire.evaluate.context import CheckContext
 from gridwire.evaluate.evaluations import evaluations_of
 from gridwire.evaluate.output import evidence_in_trace, render_report
 from gridwire.simulator.attributes import SERIAL, VENDOR
+from tests.evaluate.fake_checks import install
 from tests.evaluate.test_service_evaluate import der_service
 from tests.service.harness import HttpTransport, LineTransport, error, ok
 
@@ -23,7 +27,13 @@ def no_installed_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("HOME", str(tmp_path))
 
 
-async def test_report_in_each_format_is_the_cli_s_file() -> None:
+async def fails(ctx: CheckContext) -> None:
+    await ctx.read(ctx.served_points(["BI14", "BI15"]))
+    raise Failed("BI14 and BI15 are both set")
+
+
+async def test_report_in_each_format_is_the_cli_s_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    install(monkeypatch, {"OP-001": fails})
     async with der_service() as running, HttpTransport(running) as http:
         refused = error(await http.call("report", "der", format="html"), "request")
         assert "no evaluation of 'der' has ended" in refused
@@ -43,6 +53,10 @@ async def test_report_in_each_format_is_the_cli_s_file() -> None:
     assert files["html"]["filename"].endswith(".html") and ":" not in files["html"]["filename"]
     assert orjson.loads(files["json"]["content"])["device"]["outstation"] == "der"
     etree.fromstring(files["junit"]["content"].encode())
+    # the failed check's evidence: its frames, from the service's trace
+    page = lxml_html.fromstring(files["html"]["content"])
+    assert page.get_element_by_id("evidence-OP-001") is not None
+    assert len(page.xpath("//table[@class='frames']/tbody/tr")) >= 2
 
 
 async def test_attributes_over_http_and_the_line_service() -> None:
