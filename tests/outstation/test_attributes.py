@@ -11,7 +11,10 @@ PARAMETER_ERROR).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from gridwire.dnp3.app.iin import IIN
 from gridwire.dnp3.objects.records import Attribute
 from gridwire.errors import ConfigError
 from gridwire.outstation.database import Database
@@ -92,3 +95,42 @@ def test_simulated_der_serves_the_standard_attributes_as_group_0_lays_them_out()
     assert hexes(wire.send("C2 01 00 EF 00 00 00")) == [
         f"C2 81 90 00 00 EF 00 00 00 02 01 {count:02X}"
     ]
+
+
+_READ_HEADERS = st.one_of(
+    st.tuples(st.integers(0, 255), st.just(0x06)).map(lambda t: bytes((0, t[0], 0x06))),
+    st.tuples(st.integers(0, 255), st.integers(0, 3), st.integers(0, 3)).map(
+        lambda t: bytes((0, t[0], 0x00, t[1], t[2]))
+    ),
+    st.tuples(st.integers(0, 255), st.lists(st.integers(0, 3), min_size=1, max_size=3)).map(
+        lambda t: bytes((0, t[0], 0x17, len(t[1]), *t[1]))
+    ),
+    st.tuples(st.integers(0, 255), st.integers(0, 9)).map(lambda t: bytes((0, t[0], 0x07, t[1]))),
+)
+
+
+@given(_READ_HEADERS)
+@settings(max_examples=150, deadline=None)
+def test_any_group_0_read_is_answered_with_attributes_or_refused(header: bytes) -> None:
+    db = _with_attributes()
+    db.set_attribute(247, Attribute("VSTR", "second set"), attribute_set=2)
+    answer = make_wire(db).ask(bytes((0xC0, 0x01)) + header)
+    refused = answer.iin & (IIN.OBJECT_UNKNOWN | IIN.PARAMETER_ERROR)
+    if refused:
+        assert answer.objects == []
+        return
+    assert answer.objects and all(o.group == 0 for o in answer.objects)
+    asked = header[1]
+    for obj in answer.objects:
+        assert obj.index in (0, 2)
+        stored = db.attributes.get((obj.index or 0, obj.variation))
+        if asked == 255:
+            assert obj.variation == 255
+        else:
+            assert stored is not None and obj.value == stored
+            assert asked in (254, obj.variation)
+
+
+def test_a_range_naming_no_set_is_a_parameter_error() -> None:
+    # READ g0v254 start-stop 1..1: set 1 does not exist, PARAMETER_ERROR (IIN2.2, 0x04)
+    assert hexes(make_wire(_with_attributes()).send("C0 01 00 FE 00 01 01")) == ["C0 81 90 04"]

@@ -12,7 +12,8 @@ start-stop range, or indexes) and the attributes by variation:
 - any other variation: that attribute of each set that has it.
 
 An outstation given no attributes does not serve group 0: OBJECT_UNKNOWN, as for any group it
-does not have. So is a variation no set named has.
+does not have. So is a variation no set named has. A range or index naming no set there is:
+PARAMETER_ERROR, as for a range with no point (:mod:`.reads`).
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ def plan_attributes(database: Database, header: ObjectHeader) -> list[Served]:
     if not database.attributes:
         raise Refused(IIN.OBJECT_UNKNOWN, "g0 (device attributes) is not served")
     sets = _sets(database, header)
+    if not sets:
+        raise Refused(IIN.PARAMETER_ERROR, "the read names no attribute set there is")
     if variation == ALL_ATTRIBUTES:
         return [
             (s, v, database.attributes[(s, v)]) for s, v in sorted(database.attributes) if s in sets
