@@ -4,7 +4,7 @@ JUnit's names, errors for interrupted checks, and a file that parses whatever an
 put in its texts (control characters included).
 
 ``left_changed``, ``Summary.incomplete`` and ``CheckResult.interrupted`` belong to the
-restore work of the same issue; the subclasses below carry them so these tests hold on a
+restore work (D123 reads them by name); the subclasses below carry them so these tests hold on a
 build with or without it."""
 
 from __future__ import annotations

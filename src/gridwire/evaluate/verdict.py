@@ -1,7 +1,8 @@
 """The report's one badge, and the fields of a run's end it is decided from.
 
 ``Report.left_changed``, ``Summary.incomplete`` and ``CheckResult.interrupted`` are the
-restore work's (issue 15); they are read here, in one place, by name, so the report's writers
+restore work's (what a run left changed, whether it was cut short); they are read here, in one
+place, by name, so the report's writers
 (JSON, HTML, JUnit) work on a report whether or not a run filled them.
 """
 
