@@ -2,8 +2,8 @@
 
 ``Report.left_changed``, ``Summary.incomplete`` and ``CheckResult.interrupted`` are the
 restore work's (what a run left changed, whether it was cut short); they are read here, in one
-place, by name, so the report's writers
-(JSON, HTML, JUnit) work on a report whether or not a run filled them.
+place, by name, so the report's writers (JSON, HTML, JUnit) work on a report whether or not a
+run filled them.
 """
 
 from __future__ import annotations
