@@ -6,6 +6,7 @@ functions of the test's own can stand in for the families."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import orjson
@@ -17,10 +18,14 @@ from gridwire.cli import main
 from gridwire.evaluate import Failed, NotApplicable
 from gridwire.evaluate.context import CheckContext
 from gridwire.evaluate.primitives import online
+from gridwire.simulator.attributes import SERIAL
 from tests.evaluate.fake_checks import install
+from tests.evaluate.printing import pdf_text, print_page
 from tests.support.net import free_port
 from tests.support.simulator import der_sim_with_profile
 from tests.support.tshark import tshark_fields
+
+TIME = re.compile(r"\d{4}-\d\d-\d\d(T\d\d:\d\d:\d\d(\.\d+)?Z)?")
 
 
 @pytest.fixture(autouse=True)
@@ -112,9 +117,28 @@ def test_exit_1_when_a_check_failed_and_the_reports_read_back(
     assert op["frames"] is not None and op["packets"] is not None
     assert op["packets"][1] - op["packets"][0] == op["frames"][1] - op["frames"][0]
     assert results["MON-001"]["packets"] is None
+    # the header names the device under test
+    assert report["verdict"] == "fail" and report["ended"] >= report["started"]
+    assert report["seconds"] >= 0
+    device = report["device"]
+    assert (device["host"], device["port"], device["tls"]) == ("127.0.0.1", port, False)
+    assert (device["outstation_address"], device["master_address"]) == (1024, 1)
+    attributes = {a["key"]: a["value"] for a in device["attributes"]}
+    assert attributes["vendor_name"] == "gridwire" and attributes["serial_number"] == SERIAL
+    plate = {n["point"]: n for n in device["nameplate"]}
+    assert plate["AI4"]["value"] == 10000 and plate["AI4"]["units"] == "W"  # engineering units
+    assert plate["AI2"]["value"] == 211.2  # 2112 transmitted, multiplier 0.1
+    assert len(device["tables_sha256"]) == 64 and device["capture"] == files["pcap"].name
+    assert device["parameters"]["settle"] == 2.0
 
     suite = next(iter(JUnitXml.fromfile(str(files["xml"]))))
-    cases = {case.name.split(":")[0]: case for case in suite}
+    cases = {case.name.split(" ")[0]: case for case in suite}
+    assert cases["OP-001"].name == "OP-001 Operating states"
+    assert cases["OP-001"].classname == "gridwire.evaluate.der"
+    properties = {p.name: p.value for p in suite.properties()}
+    assert properties["device.port"] == str(port) and properties["verdict"] == "fail"
+    assert properties["attribute.vendor_name"] == "gridwire"
+    assert properties["capture"] == files["pcap"].name
     assert suite.tests == 34 and suite.failures == 1 and suite.skipped == 32
     failure = cases["OP-001"].result[0]
     assert isinstance(failure, Failure) and failure.message == "BI14 and BI15 are both set"
@@ -125,7 +149,11 @@ def test_exit_1_when_a_check_failed_and_the_reports_read_back(
     assert cases["ALARM-001"].result == [] and cases["ALARM-001"].system_out == "2 of 2 served"
 
     page = lxml_html.fromstring(files["html"].read_bytes())
-    assert page.findtext(".//title") == "Evaluation of der"
+    title = page.findtext(".//title")
+    assert title.startswith("Evaluation of Simulated DER battery inverter") and title.endswith(
+        ": fail"
+    )
+    assert page.get_element_by_id("verdict").text_content() == "FAIL"
     assert page.get_element_by_id("failed").text_content() == "1"
     assert page.get_element_by_id("passed").text_content() == "1"
     rows = page.xpath("//table[@class='checks']/tbody/tr")
@@ -141,6 +169,16 @@ def test_exit_1_when_a_check_failed_and_the_reports_read_back(
     assert "Link" in first and "PRI" in first and "Transport" in first
     assert "Application" in first and "READ" in first
     packets = [int(row.xpath("td")[1].text_content()) for row in frame_rows]
+
+    # printed to A4 and Letter: every check id and every frame time whole on its line
+    printed = print_page(files["html"], "cli-run")
+    for paper in ("a4", "letter"):
+        text = pdf_text(printed[paper])
+        words = set(text.split())
+        assert {r["id"] for r in report["results"]} <= words
+        stamps = re.findall(r"20\d\d-[-0-9T:.Z]*", text)
+        assert stamps and all(TIME.fullmatch(stamp) for stamp in stamps), stamps
+        assert "FAIL" in text and "GW-SIM-0001" in text
     assert packets == list(range(op["packets"][0], op["packets"][1] + 1))
     response = frame_rows[-1].text_content()
     assert "RESPONSE" in response and "g1v" in response  # BI14/BI15 came back

@@ -88,8 +88,10 @@ async def test_check_events_come_before_the_answer_on_the_line_service(
     assert report["summary"] == {"passed": 2, "failed": 0, "not_applicable": 0, "not_run": 1}
     assert set(report) == {
         "tool", "version", "outstation", "started", "allow_control", "allow_deviations",
-        "tables", "settle", "curves", "summary", "results",
+        "tables", "settle", "curves", "summary", "results", "device", "ended", "seconds",
+        "verdict",
     }  # fmt: skip
+    assert report["verdict"] == "pass" and report["device"]["outstation"] == "der"
     assert set(report["results"][0]) == {
         "id", "title", "verdict", "detail", "notes", "requests", "seconds", "frames", "packets",
     }  # fmt: skip

@@ -147,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
     if quiet:  # each deviation a check turns on or off is logged at WARNING: it was asked for
         logging.getLogger("gridwire.master.deviations").setLevel(logging.ERROR)
     display = Display.for_stream(sys.stdout)
+    display.connecting(settings.host, settings.port, settings.tls is not None)
     output = asyncio.run(_evaluate(config, settings, options, outputs, display))
     write_outputs(output, outputs, say)
     return 1 if output.report.summary.failed else 0

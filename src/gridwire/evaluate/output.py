@@ -23,6 +23,7 @@ from gridwire.evaluate.evidence import FrameEvidence, decode
 from gridwire.evaluate.html import render_html
 from gridwire.evaluate.junit import render_junit
 from gridwire.evaluate.records import Report
+from gridwire.evaluate.verdict import settle_verdict
 from gridwire.master import Master
 
 HANDSHAKE_PACKETS = 3
@@ -73,8 +74,52 @@ def collect_output(
     return output
 
 
+def evidence_in_trace(master: Master, report: Report) -> dict[str, list[FrameEvidence]]:
+    """The decoded frames of each failed check, as far as the master's trace still holds
+    them (the service's report downloads; a run of ``gridwire evaluate`` gathers them with
+    :func:`collect_output`)."""
+    failed = [r for r in report.results if r.verdict == "failed" and r.frames is not None]
+    if not failed:
+        return {}
+    first = min(r.frames[0] for r in failed if r.frames is not None)
+    by_id = {frame.id: frame for frame in master.trace(report.outstation, first - 1)}
+    found: dict[str, list[FrameEvidence]] = {}
+    for result in failed:
+        if result.frames is None:
+            continue
+        start, stop = result.frames
+        found[result.id] = decode([by_id[i] for i in range(start, stop + 1) if i in by_id])
+    return found
+
+
 def report_json(report: Report) -> bytes:
+    settle_verdict(report)
     return orjson.dumps(dataclasses.asdict(report), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+REPORT_FORMATS: dict[str, tuple[str, str]] = {
+    "json": ("application/json", "json"),
+    "html": ("text/html; charset=utf-8", "html"),
+    "junit": ("application/xml", "junit.xml"),
+}
+"""Each format a report is written in: its media type and file name suffix."""
+
+
+def render_report(
+    report: Report,
+    format: str,
+    evidence: Mapping[str, list[FrameEvidence]] | None = None,
+) -> bytes:
+    """The report in ``format`` (json, html or junit): the one writer of each, used by
+    ``gridwire evaluate`` and by the service's report downloads alike."""
+    settle_verdict(report)
+    if format == "json":
+        return report_json(report)
+    if format == "html":
+        return render_html(report, evidence).encode("utf-8")
+    if format == "junit":
+        return render_junit(report)
+    raise ValueError(f"no report format {format!r} (json, html, junit)")
 
 
 def write_outputs(
@@ -82,10 +127,13 @@ def write_outputs(
 ) -> None:
     """Write each file asked for; ConfigError naming a file that cannot be written."""
     report = output.report
+    capture = paths.get("capture")
+    if report.device is not None and capture is not None and output.pcap is not None:
+        report.device.capture = capture.name
     writers: dict[str, Callable[[], bytes]] = {
-        "report": lambda: report_json(report),
-        "html": lambda: render_html(report, output.evidence).encode("utf-8"),
-        "junit": lambda: render_junit(report),
+        "report": lambda: render_report(report, "json"),
+        "html": lambda: render_report(report, "html", output.evidence),
+        "junit": lambda: render_report(report, "junit"),
     }
     if output.pcap is not None:
         pcap = output.pcap

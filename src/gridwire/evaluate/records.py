@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from gridwire.evaluate.device import DeviceUnderTest, Overall
+
 Verdict = Literal["passed", "failed", "not_applicable", "not_run"]
 VERDICTS: tuple[Verdict, ...] = ("passed", "failed", "not_applicable", "not_run")
 
@@ -61,7 +63,9 @@ class Report:
 
     ``started`` is UTC in ISO 8601; ``tables`` names the edition of the point tables the
     outstation's profile follows; ``curves`` is the number of curves given, else the number
-    found (null when no check needed it).
+    found (null when no check needed it). ``device`` names the device under test
+    (:mod:`gridwire.evaluate.device`); ``ended`` (UTC, ISO 8601) and ``seconds`` when the
+    run ended and how long it took; ``verdict`` the one badge: pass, fail or incomplete.
     """
 
     tool: str
@@ -75,6 +79,10 @@ class Report:
     curves: int | None
     summary: Summary
     results: list[CheckResult]
+    device: DeviceUnderTest | None = None
+    ended: str | None = None
+    seconds: float | None = None
+    verdict: Overall | None = None
 
 
 @dataclass(slots=True)

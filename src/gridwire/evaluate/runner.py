@@ -44,10 +44,12 @@ from gridwire.errors import ConnectionFailed, RequestError
 from gridwire.evaluate.catalogue import NOT_IMPLEMENTED, CheckFunction, CheckSpec, check_function
 from gridwire.evaluate.catalogue import select as select_checks
 from gridwire.evaluate.context import CheckContext, RunState
+from gridwire.evaluate.device import describe_device, run_parameters, seconds_between
 from gridwire.evaluate.outcomes import CheckEnded
 from gridwire.evaluate.records import CheckResult, Report, Summary, Verdict
 from gridwire.evaluate.requests import requests_sent
 from gridwire.evaluate.survey import survey
+from gridwire.evaluate.verdict import settle_verdict
 from gridwire.master import Master
 
 log = logging.getLogger("gridwire.evaluate")
@@ -169,7 +171,9 @@ async def evaluate(
     finally:
         progress.current = None
         _put_back_deviations(master, outstation, found_on)
-    return Report(
+    curves = options.curves if options.curves is not None else run.curves_found
+    ended = utc_now()
+    report = Report(
         tool=TOOL,
         version=__version__,
         outstation=outstation,
@@ -178,10 +182,21 @@ async def evaluate(
         allow_deviations=options.allow_deviations,
         tables=point_map.title,
         settle=float(options.settle),
-        curves=options.curves if options.curves is not None else run.curves_found,
+        curves=curves,
         summary=Summary.of(progress.results),
         results=list(progress.results),
+        device=await describe_device(
+            master,
+            outstation,
+            point_map,
+            surveyed,
+            device_profile=device_profile,
+            parameters=run_parameters(options, master.allow_control, curves),
+        ),
+        ended=ended,
+        seconds=seconds_between(started, ended),
     )
+    return settle_verdict(report)
 
 
 def _reason_not_to_run(

@@ -13,6 +13,9 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator
 
+from gridwire.dnp3.errors import EncodeError
+from gridwire.dnp3.objects.attributes import encode_attribute
+from gridwire.dnp3.objects.records import Attribute
 from gridwire.errors import ConfigError
 from gridwire.outstation.clock import DeviceClock
 from gridwire.outstation.events import Event, EventBuffer
@@ -41,6 +44,8 @@ class Database:
         self.events = EventBuffer(event_capacity)
         self._points: dict[PointType, dict[int, Point]] = {t: {} for t in POINT_TYPES}
         self._sorted: dict[PointType, list[int] | None] = {t: [] for t in POINT_TYPES}
+        # device attributes (g0) by (attribute set, variation); none: g0 is not served
+        self.attributes: dict[tuple[int, int], Attribute] = {}
 
     # -- building ------------------------------------------------------------------------
     def add(
@@ -95,6 +100,19 @@ class Database:
         self._points[type][index] = point
         self._sorted[type] = None
         return point
+
+    def set_attribute(self, variation: int, attribute: Attribute, attribute_set: int = 0) -> None:
+        """Serve a device attribute (g0); ConfigError for one that cannot be encoded or a
+        variation the standard keeps for requests (0, 254, 255)."""
+        if not 1 <= variation <= 253:
+            raise ConfigError(f"device attribute variation {variation} is not 1..253")
+        if not 0 <= attribute_set <= 0xFFFF:
+            raise ConfigError(f"device attribute set {attribute_set} is outside 0..65535")
+        try:
+            encode_attribute(attribute)
+        except EncodeError as exc:
+            raise ConfigError(f"device attribute g0v{variation}: {exc}") from None
+        self.attributes[(attribute_set, variation)] = attribute
 
     # -- reading -------------------------------------------------------------------------
     def point(self, type: PointType, index: int) -> Point | None:

@@ -9,7 +9,8 @@ Read headers this outstation answers (IEEE 1815-2012 subset level 2, and more):
   (0x17/0x28/0x39);
 - event groups 2, 4, 11, 22, 23, 32, 42 in variation 0 or any of the group's event
   variations, all (0x06) or at most a count (0x07/0x08);
-- g50v1, the time (0x07 count 1, or 0x06).
+- g50v1, the time (0x07 count 1, or 0x06);
+- g0, the device attributes, when the database has any (:mod:`.attributes`).
 
 A read with any header it cannot answer is refused whole, with no objects: OBJECT_UNKNOWN
 for a group or variation it does not serve, PARAMETER_ERROR for a qualifier the header
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 from gridwire.dnp3.app.headers import ObjectHeader
 from gridwire.dnp3.app.iin import IIN
+from gridwire.outstation.attributes import plan_attributes
 from gridwire.outstation.config import RangeGaps
 from gridwire.outstation.database import Database
 from gridwire.outstation.points import (
@@ -43,7 +45,7 @@ from gridwire.outstation.points import (
     PointType,
 )
 from gridwire.outstation.refusal import Refused
-from gridwire.outstation.responses import EventPart, Part, StaticPart, TimePart
+from gridwire.outstation.responses import AttributePart, EventPart, Part, StaticPart, TimePart
 
 CLASS_OF_VARIATION = {2: 1, 3: 2, 4: 3}
 _ALL = 0x06
@@ -120,6 +122,8 @@ def _other(database: Database, header: ObjectHeader) -> list[Part]:
         if qualifier == _ALL or (qualifier in _COUNTS and header.count == 1):
             return [TimePart()]
         raise Refused(IIN.PARAMETER_ERROR, "the time is read with count 1 or all")
+    if group == 0:
+        return [AttributePart(plan_attributes(database, header))]
     raise Refused(IIN.OBJECT_UNKNOWN, f"g{group}v{variation} is not served")
 
 

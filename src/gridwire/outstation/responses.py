@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gridwire.dnp3.objects.encode import Item, encode_objects
+from gridwire.dnp3.objects.records import Attribute
 from gridwire.dnp3.objects.table import Layout, lookup
 from gridwire.outstation.database import Database
 from gridwire.outstation.encoding import fitter, fitting
@@ -62,7 +63,15 @@ class TimePart:
     done: bool = False
 
 
-Part = StaticPart | EventPart | TimePart
+@dataclass(slots=True)
+class AttributePart:
+    """Device attributes (g0): (set, variation, attribute) each its own header, set..set."""
+
+    attributes: list[tuple[int, int, Attribute]]
+    position: int = 0
+
+
+Part = StaticPart | EventPart | TimePart | AttributePart
 
 
 @dataclass(slots=True)
@@ -100,6 +109,9 @@ class FragmentWriter:
             if isinstance(part, StaticPart):
                 left = self._static(part, chunks, left)
                 finished = part.position >= len(part.points)
+            elif isinstance(part, AttributePart):
+                left = self._attributes(part, chunks, left)
+                finished = part.position >= len(part.attributes)
             elif isinstance(part, EventPart):
                 left = self._events(part, chunks, left, out.events)
                 finished = part.done
@@ -186,6 +198,18 @@ class FragmentWriter:
             held.extend(run)
             part.taken += len(run)
         part.done = True
+        return left
+
+    # -- device attributes ---------------------------------------------------------------
+    def _attributes(self, part: AttributePart, chunks: list[bytes], left: int) -> int:
+        while part.position < len(part.attributes):
+            attribute_set, variation, attribute = part.attributes[part.position]
+            octets = encode_objects(0, variation, [Item(attribute_set, attribute)])
+            if len(octets) > left and (chunks or len(octets) <= self.room):
+                return left  # the next fragment (one too long for any goes out alone)
+            chunks.append(octets)
+            left -= len(octets)
+            part.position += 1
         return left
 
     # -- time ----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""``checks``, ``evaluate``, ``evaluation`` and ``cancel_evaluation``: one declaration each,
-calling :mod:`gridwire.evaluate`.
+"""``checks``, ``evaluate``, ``evaluation``, ``report`` and ``cancel_evaluation``: one
+declaration each, calling :mod:`gridwire.evaluate`.
 
 ``evaluate`` is not gated as a command. Its checks that write run only when the service was
 started with ``--allow-control`` (the spec's Evaluation table: such a check is reported
@@ -11,12 +11,16 @@ request error (Errors, rule 6).
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from pydantic import Field
 
+from gridwire.errors import RequestError
 from gridwire.evaluate.catalogue import SETS, listing
 from gridwire.evaluate.evaluations import evaluations_of
+from gridwire.evaluate.output import REPORT_FORMATS, evidence_in_trace, render_report
 from gridwire.evaluate.records import CancelResult, ChecksResult, EvaluationStatus, Report
 from gridwire.evaluate.runner import SETTLE_DEFAULT, Options
 from gridwire.service.context import Context
@@ -42,6 +46,44 @@ class EvaluateParams(OutstationParams):
         default=None,
         ge=1,
         description="How many curves the outstation stores; found by selecting each when left out",
+    )
+
+
+class ReportParams(OutstationParams):
+    format: Literal["json", "html", "junit"] = Field(
+        default="json", description="json, html (printable page) or junit (JUnit XML)"
+    )
+
+
+@dataclass(slots=True)
+class ReportFile:
+    """``report``: the last report of an outstation as a file: ``content`` is its text
+    (UTF-8 once encoded: the very octets ``gridwire evaluate`` writes for the same report),
+    ``media_type`` and ``filename`` what a download gives it."""
+
+    outstation: str
+    format: str
+    media_type: str
+    filename: str
+    content: str
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _report_file(context: Context, params: ReportParams) -> ReportFile:
+    report = evaluations_of(context.master).status(params.outstation).report
+    if report is None:
+        raise RequestError(
+            f"no evaluation of {params.outstation!r} has ended since the service started: "
+            "run evaluate first"
+        )
+    evidence = evidence_in_trace(context.master, report) if params.format == "html" else None
+    content = render_report(report, params.format, evidence)
+    media_type, suffix = REPORT_FORMATS[params.format]
+    stem = _UNSAFE.sub("_", f"evaluation-{report.outstation}-{report.started.replace(':', '-')}")
+    return ReportFile(
+        report.outstation, params.format, media_type, f"{stem}.{suffix}", content.decode("utf-8")
     )
 
 
@@ -91,6 +133,17 @@ EVALUATE_OPERATIONS: list[Operation[Any]] = [
         result=EvaluationStatus,
         handler=lambda c, p: evaluations_of(c.master).status(p.outstation),
         summary="The evaluation running against an outstation (progress), or its last report",
+    ),
+    declare(
+        "report",
+        params=ReportParams,
+        result=ReportFile,
+        handler=_report_file,
+        summary="The last evaluation report of an outstation as a file: json, html or junit",
+        description="The same writer as gridwire evaluate --report, --html and --junit: "
+        "content is the file's text, with media_type and filename for a download. The HTML "
+        "carries the evidence of each failed check while the trace still holds its frames. "
+        "A request error when no evaluation of the outstation has ended.",
     ),
     declare(
         "cancel_evaluation",

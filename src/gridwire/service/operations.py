@@ -11,6 +11,7 @@ from typing import Any
 from gridwire.der.records import Profile, profile_of
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.master import gate
+from gridwire.master.attributes import AttributesResult, read_attributes
 from gridwire.master.records import (
     CaptureResult,
     Exchange,
@@ -167,6 +168,17 @@ MASTER_OPERATIONS: list[Operation[Any]] = [
         result=EventsResult,
         handler=lambda c, p: EventsResult(c.master.events(p.outstation)),
         summary="The events received, oldest first; no traffic",
+    ),
+    declare(
+        "attributes",
+        params=OutstationParams,
+        result=AttributesResult,
+        handler=lambda c, p: read_attributes(c.master, p.outstation),
+        summary="The device attributes (group 0): vendor, model, serial, versions...",
+        description="One READ of g0v254 (all attributes, qualifier 0x06); each attribute "
+        "by the standard's name (key, name), its data_type and value typed by it. An "
+        "outstation that refuses or lacks group 0 is answered ok, answered false, with "
+        "what it gave.",
     ),
     declare(
         "request",

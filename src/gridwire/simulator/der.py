@@ -48,6 +48,7 @@ from gridwire.outstation.database_file import Variations
 from gridwire.outstation.points import ONLINE, PointType, Value
 from gridwire.simulator import model
 from gridwire.simulator import profile as P
+from gridwire.simulator.attributes import serve_attributes
 from gridwire.simulator.curves import CurveStatuses, CurveStore, NoCurves
 from gridwire.simulator.misbehaviour import (
     ACCEPT_LOCKED_CURVE_EDITS,
@@ -157,6 +158,7 @@ class SimulatedDer:
                     stored = db.get(type, index)
                     stored.flags = stored.initial_flags = stored.flags & ~ONLINE
         self._refresh_referenced(0.0, initial=True)
+        serve_attributes(db, self.map)
 
     def _window_values(self) -> dict[tuple[Kind, int], Value]:
         if self.curves is None or self.block is None:

@@ -30,6 +30,93 @@ DATA_TYPES: dict[int, str] = {
 _CODES = {name: code for code, name in DATA_TYPES.items()}
 _EXTENDED = 256
 
+ALL_ATTRIBUTES = 254
+"""g0v254: the non-specific "all attributes" request of a read."""
+LIST_OF_VARIATIONS = 255
+"""g0v255: the list of attribute variations the outstation has (data type LIST)."""
+
+STANDARD_SET = 0
+"""The attribute set (the point index of g0 objects) of the standard's attributes."""
+
+# The standard attributes of set 0 (IEEE 1815-2012 Table 11-3 and its annex of g0 objects):
+# variation -> (key, name). 251 and 253 are reserved.
+ATTRIBUTE_NAMES: dict[int, tuple[str, str]] = {
+    196: ("configuration_id", "Configuration ID"),
+    197: ("configuration_version", "Configuration version"),
+    198: ("configuration_build_date", "Configuration build date"),
+    199: ("configuration_last_change_date", "Configuration last change date"),
+    200: ("configuration_digest", "Configuration digest"),
+    201: ("configuration_digest_algorithm", "Configuration digest algorithm"),
+    202: ("master_resource_id", "Master resource ID (mRID)"),
+    203: ("device_altitude", "Device altitude (m)"),
+    204: ("device_longitude", "Device longitude (degrees)"),
+    205: ("device_latitude", "Device latitude (degrees)"),
+    206: ("secondary_operator_name", "User-assigned secondary operator name"),
+    207: ("primary_operator_name", "User-assigned primary operator name"),
+    208: ("system_name", "User-assigned system name"),
+    209: ("secure_authentication_version", "Secure authentication version"),
+    210: ("security_statistics", "Number of security statistics per association"),
+    211: ("user_specific_attributes", "Identification of support for user-specific attributes"),
+    212: ("master_data_set_prototypes", "Number of master-defined data set prototypes"),
+    213: ("outstation_data_set_prototypes", "Number of outstation-defined data set prototypes"),
+    214: ("master_data_sets", "Number of master-defined data sets"),
+    215: ("outstation_data_sets", "Number of outstation-defined data sets"),
+    216: ("max_binary_outputs_per_request", "Maximum binary output objects per request"),
+    217: ("local_timing_accuracy", "Local timing accuracy (microseconds)"),
+    218: ("time_accuracy_duration", "Duration of time accuracy (seconds)"),
+    219: ("analog_output_events", "Support for analog output events"),
+    220: ("max_analog_output_index", "Maximum analog output index"),
+    221: ("analog_outputs", "Number of analog outputs"),
+    222: ("binary_output_events", "Support for binary output events"),
+    223: ("max_binary_output_index", "Maximum binary output index"),
+    224: ("binary_outputs", "Number of binary outputs"),
+    225: ("frozen_counter_events", "Support for frozen counter events"),
+    226: ("frozen_counters", "Support for frozen counters"),
+    227: ("counter_events", "Support for counter events"),
+    228: ("max_counter_index", "Maximum counter index"),
+    229: ("counters", "Number of counter points"),
+    230: ("frozen_analog_inputs", "Support for frozen analog inputs"),
+    231: ("analog_input_events", "Support for analog input events"),
+    232: ("max_analog_input_index", "Maximum analog input index"),
+    233: ("analog_inputs", "Number of analog input points"),
+    234: ("double_bit_input_events", "Support for double-bit binary input events"),
+    235: ("max_double_bit_input_index", "Maximum double-bit binary input index"),
+    236: ("double_bit_inputs", "Number of double-bit binary input points"),
+    237: ("binary_input_events", "Support for binary input events"),
+    238: ("max_binary_input_index", "Maximum binary input index"),
+    239: ("binary_inputs", "Number of binary input points"),
+    240: ("max_transmit_fragment", "Maximum transmit fragment size"),
+    241: ("max_receive_fragment", "Maximum receive fragment size"),
+    242: ("software_version", "Device manufacturer's software version"),
+    243: ("hardware_version", "Device manufacturer's hardware version"),
+    244: ("owner_name", "User-assigned owner name"),
+    245: ("location", "User-assigned location name"),
+    246: ("id_code", "User-assigned ID code/number"),
+    247: ("device_name", "User-assigned device name"),
+    248: ("serial_number", "Device serial number"),
+    249: ("subset_level", "DNP3 subset level and conformance"),
+    250: ("product_name", "Device manufacturer's product name and model"),
+    252: ("vendor_name", "Device manufacturer's name"),
+    254: ("all_attributes", "Non-specific all attributes request"),
+    255: ("attribute_list", "List of attribute variations"),
+}
+
+
+def attribute_key(variation: int, attribute_set: int = STANDARD_SET) -> str:
+    """The attribute's key: the standard's name of a variation of set 0, else ``g0v<n>``
+    (with the set when it is not 0: ``set2.g0v240``)."""
+    named = ATTRIBUTE_NAMES.get(variation) if attribute_set == STANDARD_SET else None
+    if named is not None:
+        return named[0]
+    plain = f"g0v{variation}"
+    return plain if attribute_set == STANDARD_SET else f"set{attribute_set}.{plain}"
+
+
+def attribute_name(variation: int, attribute_set: int = STANDARD_SET) -> str:
+    """What the standard calls the attribute (set 0), else "device attribute <n>"."""
+    named = ATTRIBUTE_NAMES.get(variation) if attribute_set == STANDARD_SET else None
+    return named[1] if named is not None else f"device attribute {variation}"
+
 
 def read_attribute(data: bytes | memoryview, pos: int, end: int) -> tuple[Attribute, int]:
     """The attribute at ``pos`` (which must end by ``end``) and the offset after it."""

@@ -18,6 +18,7 @@ from functools import cache
 from typing import Any
 
 from gridwire.dnp3.objects import records
+from gridwire.dnp3.objects.attributes import attribute_name
 from gridwire.dnp3.objects.fields import (
     Field,
     binary_flags,
@@ -459,9 +460,7 @@ OCTET_STRING_GROUPS: dict[int, tuple[str, bool]] = {
 @cache
 def _generated(group: int, variation: int) -> Variation | None:
     if group == 0 and variation > 0:
-        return Variation(
-            0, variation, f"device attribute {variation}", None, False, Layout.ATTRIBUTE
-        )
+        return Variation(0, variation, attribute_name(variation), None, False, Layout.ATTRIBUTE)
     if group in OCTET_STRING_GROUPS and variation > 0:
         name, event = OCTET_STRING_GROUPS[group]
         return _fixed(

@@ -7,11 +7,11 @@
 import { call } from "../api.js";
 import { act, field, h, message, replace } from "../dom.js";
 import { deviationsPanel } from "../deviations.js";
-import { reportHtml, reportJson, reportJunit } from "../report.js";
+import { REPORT_FORMATS, downloadReport } from "../report.js";
 import { on, state } from "../store.js";
 import { createPane, profiledOutstation } from "./pane.js";
 
-export const needs = ["checks", "evaluate", "evaluation", "cancel_evaluation"];
+export const needs = ["checks", "evaluate", "evaluation", "cancel_evaluation", "report"];
 
 export function create(ctx) {
   let checks = [];
@@ -131,26 +131,17 @@ export function create(ctx) {
       summary,
       ["passed", "failed", "not_applicable", "not_run"].map((v) => h("span", { class: `badge verdict-${v}` }, `${s[v]} ${v.replace("_", " ")}`)),
     );
-    const stem = `evaluation-${answer.outstation}-${answer.started.replaceAll(":", "-")}`;
     replace(
       downloads,
-      download(`${stem}.json`, "application/json", reportJson(answer), "Report (JSON)"),
-      download(`${stem}.html`, "text/html", reportHtml(answer), "Report (HTML)"),
-      download(`${stem}.junit.xml`, "application/xml", reportJunit(answer), "Report (JUnit)"),
+      REPORT_FORMATS.map(([format, suffix, label]) => download(answer.outstation, format, suffix, label)),
     );
     renderRows();
   }
 
-  function download(filename, type, text, label) {
-    const button = h("button", { type: "button", dataset: { download: filename.split(".").slice(1).join(".") } }, label);
-    button.addEventListener("click", () => {
-      const url = URL.createObjectURL(new Blob([text], { type }));
-      const link = h("a", { href: url, download: filename });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10000);
-    });
+  // The service writes the file (operation `report`); the button saves what it answers.
+  function download(outstation, format, suffix, label) {
+    const button = h("button", { type: "button", dataset: { download: suffix } }, label);
+    button.addEventListener("click", () => act(button, said, () => downloadReport(outstation, format)));
     return button;
   }
 

@@ -1,5 +1,6 @@
-// Overview: the connection, requests by outcome, points by type, events, what the master
-// does unasked, the 16 IIN bits, and the deviations on.
+// Overview: the connection, the device attributes (group 0, read on asking), requests by
+// outcome, points by type, events, what the master does unasked, the 16 IIN bits, and the
+// deviations on.
 
 import { call } from "../api.js";
 import { act, h, lamp, message, replace } from "../dom.js";
@@ -12,6 +13,33 @@ const TROUBLE = new Set(["DEVICE_TROUBLE", "FUNC_NOT_SUPPORTED", "OBJECT_UNKNOWN
 
 export function create() {
   const said = message();
+  const attributes = new Map(); // outstation -> the `attributes` answer last read
+  const attributesSaid = message();
+  const readAttributes = h("button", { type: "button", dataset: { op: "attributes" } }, "Read device attributes");
+  readAttributes.addEventListener("click", () => {
+    const name = state.selected;
+    act(readAttributes, attributesSaid, async () => {
+      const answer = await call("attributes", {}, name);
+      attributes.set(name, answer);
+      render();
+      return answer.answered ? `${name}: ${answer.attributes.length} attributes` : `${name}: none given`;
+    });
+  });
+
+  function attributesCard(name) {
+    const answer = attributes.get(name);
+    let shown;
+    if (!answer) shown = h("p", { class: "muted" }, "Not read yet: vendor, model, serial number, versions (DNP3 group 0).");
+    else if (!answer.answered)
+      shown = h("p", { class: "muted", dataset: { attributes: "none" } }, `The outstation gave none${answer.indications.length ? ` (${answer.indications.join(", ")})` : ""}.`);
+    else
+      shown = h(
+        "dl",
+        { class: "facts attributes", dataset: { attributes: String(answer.attributes.length) } },
+        [...answer.attributes].sort((a, b) => a.set - b.set || b.variation - a.variation).map((a) => [h("dt", { title: `g0v${a.variation} ${a.data_type}${a.set ? `, set ${a.set}` : ""}` }, a.name), h("dd", { dataset: { attribute: a.key } }, a.text)]),
+      );
+    return card("Device attributes", shown, h("div", { class: "buttons" }, readAttributes), attributesSaid);
+  }
   const pane = createPane("overview", "Overview", render, ["exchange", "points", "events", "frames"]);
 
   function action(label, op, text) {
@@ -64,6 +92,7 @@ export function create() {
           buttons,
           said,
         ),
+        attributesCard(entry.name),
         card(
           "Requests by outcome",
           facts([...OUTCOMES.map((o) => [o, String(s.counts[o] ?? 0)]), ["unsolicited responses", String(s.unsolicited)]]),
