@@ -24,7 +24,9 @@ class CheckResult:
     unusual status, a restore that failed...); ``requests`` how many requests the check sent;
     ``seconds`` how long it ran; ``frames`` the first and last trace ids of the frames it
     sent and received (null when none); ``packets`` the first and last packet numbers of
-    those frames in the run's pcap, when the run was captured (else null).
+    those frames in the run's pcap, when the run was captured (else null); ``interrupted``
+    is true for a check ``not_run`` because the run was cancelled or interrupted or the
+    connection was lost (false when the flags or the outstation kept it from running).
     """
 
     id: str
@@ -36,22 +38,26 @@ class CheckResult:
     seconds: float = 0.0
     frames: list[int] | None = None
     packets: list[int] | None = None
+    interrupted: bool = False
 
 
 @dataclass(slots=True)
 class Summary:
-    """How many checks ended with each verdict."""
+    """How many checks ended with each verdict; ``incomplete`` when a check was not run
+    because the run was cancelled or interrupted or the connection was lost."""
 
     passed: int = 0
     failed: int = 0
     not_applicable: int = 0
     not_run: int = 0
+    incomplete: bool = False
 
     @classmethod
     def of(cls, results: Iterable[CheckResult]) -> Summary:
         summary = cls()
         for result in results:
             setattr(summary, result.verdict, getattr(summary, result.verdict) + 1)
+            summary.incomplete = summary.incomplete or result.interrupted
         return summary
 
 
@@ -61,7 +67,9 @@ class Report:
 
     ``started`` is UTC in ISO 8601; ``tables`` names the edition of the point tables the
     outstation's profile follows; ``curves`` is the number of curves given, else the number
-    found (null when no check needed it).
+    found (null when no check needed it). ``left_changed`` lists what the run changed and
+    could not put back, each ``{point, as_found, now}`` (``now`` null when it could not be
+    read); empty when everything is as found.
     """
 
     tool: str
@@ -75,6 +83,7 @@ class Report:
     curves: int | None
     summary: Summary
     results: list[CheckResult]
+    left_changed: list[dict[str, object]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
