@@ -249,13 +249,19 @@ class Journal:
                     self._shown = raw
         return self._shown
 
-    async def run_state(self) -> str | None:
-        """``started`` or ``stopped`` as BI14/BI15 say (None when they say neither)."""
-        points = [p for p in (self.point_map.at(STARTED), self.point_map.at(STOPPED)) if p]
+    async def run_state(self, settled: bool = False) -> str | None:
+        """``started`` or ``stopped``: where the DER is going when the start (BO1) or stop
+        (BO2) latch is on (its state follows a moment later), else as BI14/BI15 say; with
+        ``settled``, as BI14/BI15 say. None when they say neither."""
+        names = (STARTED, STOPPED) if settled else (STARTED, STOPPED, f"BO{START}", f"BO{STOP}")
+        points = [p for p in (self.point_map.at(name) for name in names) if p is not None]
         if len(points) < 2:
             return None
         found, _ = await read_points(self.master, self.outstation, points)
         by = {r.address: r.raw for r in found}
+        start, stop = by.get(f"BO{START}") is True, by.get(f"BO{STOP}") is True
+        if start != stop:
+            return "started" if start else "stopped"
         if by.get(STARTED) is True and by.get(STOPPED) is not True:
             return "started"
         if by.get(STOPPED) is True and by.get(STARTED) is not True:
@@ -269,7 +275,7 @@ class Journal:
         notes); what still differs after, as ``{point, as_found, now}``."""
         state = next((e for e in self.entries if e.type == "run_state"), None)
         if state is not None:  # first: it may grant a permission, journaled then put back
-            await self._run_state_back(state, settle)
+            await self._run_state_back(state)
         async with self._lock:
             entries = list(self.entries)
         if not entries:
@@ -294,13 +300,23 @@ class Journal:
                 "curves were written with no selection journaled: the curve shown may differ"
             )
         if state is not None:
-            now = await self.run_state()
+            now = await self._settled(state, settle)
             if now != state.as_found:
                 left[state.key] = now
         async with self._lock:
             self.entries = [e for e in self.entries if e.key in left or e not in entries]
             await self.save()
         return [left_item(e, left[e.key]) for e in entries if e.key in left]
+
+    async def _settled(self, entry: Entry, settle: float) -> str | None:
+        """The run state once it is the one found, or after ``settle`` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + settle
+        while True:
+            now = await self.run_state(settled=True)
+            if now == entry.as_found or loop.time() >= deadline:
+                return now
+            await asyncio.sleep(_POLL)
 
     async def _write_back(
         self, entries: list[Entry], left: dict[tuple[str, int, int | None], object]
@@ -330,7 +346,7 @@ class Journal:
             self.outstation, [Control("ao", block.selector, curve, 1)]
         )
 
-    async def _run_state_back(self, entry: Entry, settle: float) -> None:
+    async def _run_state_back(self, entry: Entry) -> None:
         if await self.run_state() in (entry.as_found, None):
             return
         start = entry.as_found == "started"
@@ -344,12 +360,6 @@ class Journal:
         await self.master.operate_controls(
             self.outstation, [Control("bo", START if start else STOP, True)]
         )
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + settle
-        while loop.time() < deadline:
-            if await self.run_state() == entry.as_found:
-                return
-            await asyncio.sleep(_POLL)
 
 
 def _in_window(block: CurveBlock, index: int) -> bool:
