@@ -37,10 +37,10 @@ from gridwire.cli.evaluate_stop import (
     EXIT_LEFT_CHANGED,
     EXIT_PASSED,
     EXIT_TABLE,
+    Signals,
     Stopping,
     exit_status,
     say_left_changed,
-    signals_held,
     stop_on_signals,
 )
 from gridwire.der.profiles import ProfileLoader
@@ -205,12 +205,12 @@ def run(args: argparse.Namespace) -> int:
     if quiet:  # each deviation a check turns on or off is logged at WARNING: it was asked for
         logging.getLogger("gridwire.master.deviations").setLevel(logging.ERROR)
     display = Display.for_stream(sys.stdout)
-    output, stopping = asyncio.run(
-        _evaluate(config, settings, options, outputs, display, state_dir)
-    )
-    if output is None:
-        return _left_at_once(stopping, path)
-    with signals_held():
+    with Signals() as signals:
+        output, stopping = asyncio.run(
+            _evaluate(config, settings, options, outputs, display, state_dir, signals)
+        )
+        if output is None:
+            return _left_at_once(stopping, path)
         write_outputs(output, outputs, say)
     report = output.report
     if report.left_changed:
@@ -243,6 +243,7 @@ async def _evaluate(
     outputs: dict[str, Path | None],
     display: Display,
     state_dir: Path,
+    signals: Signals,
 ) -> tuple[RunOutput | None, Stopping]:
     """The run's output, or None when a signal ended it before it made a report."""
     master = Master(
@@ -259,7 +260,7 @@ async def _evaluate(
     def abort() -> bool:
         return evaluations.running(name) and evaluations.abort(name).cancelled
 
-    with stop_on_signals(cancel, abort) as stopping:
+    with stop_on_signals(signals, cancel, abort) as stopping:
         try:
             await _connect(master, settings, config.connect_wait)
             await master.idle(name)

@@ -107,9 +107,36 @@ class Stopping:
     before_run: bool = False
 
 
+class Signals:
+    """SIGINT, SIGTERM and SIGHUP caught for the whole command (``with Signals() as
+    signals``): while a run lasts they go to it (:func:`stop_on_signals`); before and after
+    (the reports being written) they change nothing."""
+
+    def __init__(self) -> None:
+        self.target: Callable[[int], None] | None = None
+        self._previous: dict[int, object] = {}
+
+    def __enter__(self) -> Signals:
+        for number in _SIGNALS:
+            with contextlib.suppress(ValueError, OSError):
+                self._previous[number] = signal.signal(number, self._received)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for number, handler in self._previous.items():
+            signal.signal(number, handler)  # type: ignore[arg-type]
+
+    def _received(self, number: int, frame: object) -> None:
+        target = self.target
+        if target is not None:
+            target(number)
+
+
 @contextlib.contextmanager
-def stop_on_signals(cancel: Callable[[], bool], abort: Callable[[], bool]) -> Iterator[Stopping]:
-    """Signal handlers for the run (see the module's notes): ``cancel`` and ``abort`` act on
+def stop_on_signals(
+    signals: Signals, cancel: Callable[[], bool], abort: Callable[[], bool]
+) -> Iterator[Stopping]:
+    """The signals sent to the run (see the module's notes): ``cancel`` and ``abort`` act on
     the run and say whether one was under way."""
     loop = asyncio.get_running_loop()
     task = asyncio.current_task()
@@ -143,28 +170,11 @@ def stop_on_signals(cancel: Callable[[], bool], abort: Callable[[], bool]) -> It
             if task is not None:
                 task.cancel()
 
-    installed = []
-    for number in _SIGNALS:
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(number, received, number)
-            installed.append(number)
+    def soon(number: int) -> None:
+        loop.call_soon_threadsafe(received, number)
+
+    signals.target = soon
     try:
         yield stopping
     finally:
-        for number in installed:
-            loop.remove_signal_handler(number)
-
-
-@contextlib.contextmanager
-def signals_held() -> Iterator[None]:
-    """While the reports are written: a signal waits until they are (it changes nothing
-    then: the run has ended)."""
-    previous = {}
-    for number in _SIGNALS:
-        with contextlib.suppress(ValueError, OSError):
-            previous[number] = signal.signal(number, lambda *_: None)
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+        signals.target = None

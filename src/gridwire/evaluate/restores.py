@@ -25,6 +25,7 @@ import contextlib
 import logging
 from typing import Any, Final
 
+from gridwire.errors import GridwireError
 from gridwire.evaluate.context import CheckContext
 from gridwire.evaluate.journal import left_item
 from gridwire.evaluate.outcomes import CheckEnded
@@ -41,23 +42,38 @@ async def put_back(ctx: CheckContext) -> list[str]:
     """The check's restores, then the journal's (see the module's notes): what was not put
     back, each named (empty when everything is as found)."""
     run = ctx.run
-    session = run.master.session(run.outstation)
-    if not await _connected(ctx, run.restore_wait):
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + run.restore_wait
+    if not await _connected(ctx, deadline):
         ctx.note(f"the connection was not back within {run.restore_wait:g} s: nothing was put back")
         left = [left_item(e, None) for e in run.journal.entries] if run.journal else []
         own = _left_changed(ctx, left)
         return [str(item["point"]) for item in own] or ["the connection was not back"]
     failed = await _own_restores(ctx)
-    if run.journal is None or not session.connected:
+    if run.journal is None:
         return failed
-    try:
-        left = await run.journal.put_back(run.settle)
-    except Exception as exc:  # the journal's reads or writes found no answer
-        log.error("the journal of %s could not be put back: %s", run.outstation, exc)
-        left = [left_item(e, None) for e in run.journal.entries]
+    left = await _journal_put_back(ctx, deadline)
     for item in _left_changed(ctx, left):
         failed.append(f"{item['point']} (as found {item['as_found']}, now {item['now']})")
     return failed
+
+
+async def _journal_put_back(ctx: CheckContext, deadline: float) -> list[dict[str, object]]:
+    """The journal put back; tried again while the connection drops, until ``deadline``
+    (then everything it holds is left, ``now`` not read)."""
+    journal = ctx.run.journal
+    assert journal is not None
+    while True:
+        if await _connected(ctx, deadline):
+            try:
+                return await journal.put_back(ctx.run.settle)
+            except GridwireError as exc:
+                if ctx.master.session(ctx.outstation).connected:
+                    log.error("the journal of %s could not be put back: %s", ctx.outstation, exc)
+                    break
+        if asyncio.get_running_loop().time() >= deadline:
+            break
+    return [left_item(e, None) for e in journal.entries]
 
 
 async def bounded(
@@ -88,13 +104,13 @@ async def bounded(
     return [str(item["point"]) for item in own] or ["the restores were stopped"]
 
 
-async def _connected(ctx: CheckContext, wait: float) -> bool:
+async def _connected(ctx: CheckContext, deadline: float) -> bool:
     session = ctx.master.session(ctx.outstation)
     if session.connected:
         return True
-    log.warning("restores of %s wait up to %g s for the connection", ctx.spec.id, wait)
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + wait
+    wait = max(0.0, deadline - loop.time())
+    log.warning("restores of %s wait up to %.1f s for the connection", ctx.spec.id, wait)
     while not session.connected and loop.time() < deadline:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(session.connector.up.wait(), max(0.0, deadline - loop.time()))
