@@ -46,6 +46,13 @@ class Evaluating:
         """Until the run sends its first command of a check (logged at INFO)."""
         assert self.commanded.wait(timeout), "".join(self.lines)
 
+    def wait_for_line(self, text: str, timeout: float = 30.0) -> None:
+        """Until a line of its standard error holds ``text``."""
+        deadline = time.monotonic() + timeout
+        while not any(text in line for line in self.lines):
+            assert time.monotonic() < deadline and self.proc.poll() is None, "".join(self.lines)
+            time.sleep(0.05)
+
     def finish(self, timeout: float = 60.0) -> tuple[int, str, str]:
         """Its exit status, standard output and standard error once it ended."""
         try:

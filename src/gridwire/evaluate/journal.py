@@ -421,7 +421,13 @@ async def restore_journal(
     journal = Journal(master, outstation, point_map_of(master, outstation), path)
     journal.load()
     entries = list(journal.entries)
-    left = {item["point"]: item for item in await journal.put_back(settle)}
+    master.command_hook(outstation, journal.before)  # what putting back commands, journaled
+    try:
+        async with master.hold(outstation):
+            left = {item["point"]: item for item in await journal.put_back(settle)}
+    finally:
+        master.command_hook(outstation, None)
+    entries += [e for e in journal.entries if e not in entries]
     return [
         {
             "point": e.name,
