@@ -66,6 +66,15 @@ TRACE_LIMIT = 500_000
 EPILOG = EXIT_TABLE
 
 
+class _KeepTables(argparse.HelpFormatter):
+    """Wraps the description, keeps the lines of the exit status table as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "evaluate",
@@ -76,7 +85,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--allow-control, those that break a protocol rule only with --allow-deviations. "
         "The outstation needs a profile (--profile).",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_KeepTables,
     )
     parser.add_argument("name", nargs="?", metavar="NAME", help="the outstation to evaluate")
     add_common_options(parser)

@@ -14,14 +14,21 @@ it through :mod:`gridwire.evaluate.evaluations`, which keeps one run per outstat
 3. Each check in catalogue order. It is ``not_run``, with the reason as its detail, when it
    writes and the master may not command; when it deviates and ``allow_deviations`` is
    false; when an earlier check lost the connection; once the run is cancelled
-   ("cancelled"); and while its code is not written ("not implemented in this build").
+   ("cancelled", or "interrupted" once aborted); and while its code is not written ("not
+   implemented in this build").
    Every check runs with the outstation held (``Master.hold``): no task, scheduled scan
    or other caller's request reaches it until the check ends. The issue asks this of the
    checks that write or deviate; holding the read-only ones too keeps a check's frames,
    requests and evidence its own (a task's event poll no longer lands inside them), at the
    cost of other callers waiting out a read-only check as well (milliseconds, at most the
-   seconds of PROFILE-001 on a large profile). Its restores run last-first however it
-   ended, inside the hold; one that fails becomes a note. Every
+   seconds of PROFILE-001 on a large profile). Before a control leaves, each point it is
+   the first to change is journaled as found (:mod:`gridwire.evaluate.journal`; a journal
+   left by an earlier run refuses the run, RequestError naming it). When the check ends,
+   however it ended, its restores run last-first inside the hold, then the journal puts back
+   what still differs (:mod:`gridwire.evaluate.restores`); a restore that fails, or a point
+   left changed, fails the check and what is left is the report's ``left_changed``. A check
+   not run because the run was cancelled or aborted or the connection was lost is
+   ``interrupted`` (``summary.incomplete``). Every
    control it sends is logged at INFO as a command naming the check. As it ends, its result
    goes out as a ``check`` event ({outstation, result}) and to the run's progress.
 """
