@@ -208,3 +208,29 @@ def test_nothing_runnable_for_want_of_a_flag_exits_2(
     assert code == 2, err
     assert f"no check could run: give {flag}" in err
     assert (tmp_path / "r.json").exists()
+
+
+def test_a_third_signal_leaves_at_once_and_lists_the_journal(der: int, tmp_path: Path) -> None:
+    before = look(der)
+    state = tmp_path / "state"
+    with relayed(der, 0.3) as relay:  # the restores take seconds: the third comes first
+        run = start_evaluate(
+            relay.port, state, "--allow-control", "--settle", "2", "--check", "SERV-001.2",
+            "--report", str(tmp_path / "r.json"),
+        )  # fmt: skip
+        run.wait_for_line("operate der [('bo', 2, True, None)]")  # the stop
+        for number in range(3):
+            if number:
+                time.sleep(0.3)
+            os.killpg(run.proc.pid, signal.SIGINT)
+        code, out, err = run.finish()
+        assert "Traceback" not in err, err
+        assert code == 4, (out, err)
+        assert "LEFT CHANGED" in err and "  BO2: as found false, now not read" in err
+        assert not (tmp_path / "r.json").exists()  # it left at once
+        journal = next(state.glob("journal-*.json"))
+        code, out, err = run_evaluate(relay.port, state, "--restore", "--allow-control")
+    assert code == 0, (out, err)
+    assert not journal.exists()
+    after = as_before(der, before)
+    assert after == before, differences(before, after)

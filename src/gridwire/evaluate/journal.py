@@ -28,6 +28,7 @@ port and link address, not its nickname) and written back by :func:`restore_jour
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 import math
@@ -61,6 +62,11 @@ START, STOP, START_PERMISSION, STOP_PERMISSION = 1, 2, 3, 4
 """The start and stop commands and their permissions (BOs), as IEEE 1815.2 numbers them."""
 STARTED, STOPPED = "BI14", "BI15"
 _CROB, _ANALOG = 12, 41
+JOURNALING: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "gridwire_evaluate_journaling", default=False
+)
+"""Set in the context of a check (and of putting a journal back): only the controls made
+there are journaled; another client's, waiting for the check to end, are its own."""
 _POLL: Final = 0.25
 
 
@@ -149,6 +155,8 @@ class Journal:
 
     async def before(self, function: FunctionCode, body: bytes) -> None:
         """The command hook: record what this control request is the first to change."""
+        if not JOURNALING.get():
+            return
         try:
             objects = parse_request(bytes((0xC0, function)) + body).objects
         except GridwireError:
@@ -422,10 +430,12 @@ async def restore_journal(
     journal.load()
     entries = list(journal.entries)
     master.command_hook(outstation, journal.before)  # what putting back commands, journaled
+    token = JOURNALING.set(True)
     try:
         async with master.hold(outstation):
             left = {item["point"]: item for item in await journal.put_back(settle)}
     finally:
+        JOURNALING.reset(token)
         master.command_hook(outstation, None)
     entries += [e for e in journal.entries if e not in entries]
     return [

@@ -52,7 +52,13 @@ from gridwire.errors import ConnectionFailed, RequestError
 from gridwire.evaluate.catalogue import NOT_IMPLEMENTED, CheckFunction, CheckSpec, check_function
 from gridwire.evaluate.catalogue import select as select_checks
 from gridwire.evaluate.context import CheckContext, RunState
-from gridwire.evaluate.journal import Journal, default_state_dir, journal_path, refuse_if_left
+from gridwire.evaluate.journal import (
+    JOURNALING,
+    Journal,
+    default_state_dir,
+    journal_path,
+    refuse_if_left,
+)
 from gridwire.evaluate.outcomes import CheckEnded
 from gridwire.evaluate.records import CheckResult, Report, Summary, Verdict
 from gridwire.evaluate.requests import requests_sent
@@ -270,6 +276,7 @@ async def _check(
     before = frames.last_id
     started = time.monotonic()
     token = _running.set(spec.id)
+    journaling = JOURNALING.set(True)
     try:
         async with run.master.hold(run.outstation):
             verdict, detail, interrupted = await _body(function, ctx, progress)
@@ -280,6 +287,7 @@ async def _check(
                 ctx,
             )
     finally:
+        JOURNALING.reset(journaling)
         _running.reset(token)
     if not_back:
         verdict = "failed"
