@@ -170,3 +170,26 @@ async def test_another_callers_control_is_not_journaled(
         assert report.left_changed == [] and not journals(tmp_path)
         after = {p.address: p.raw for p in (await s.der.read(["BO29", "BO28"])).points}
         assert after == {"BO29": False, "BO28": True}
+
+
+async def test_the_connection_gone_for_good_leaves_it_listed_and_journaled(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    async def latches_then_loses(ctx: CheckContext) -> None:
+        accepted(
+            await ctx.master.operate_controls(ctx.outstation, [Control("bo", 29, True)]), "BO29"
+        )
+        await ctx.master.disconnect(ctx.outstation)  # and no reconnection
+
+    install(monkeypatch, {"VV-001": latches_then_loses})
+    async with simulated() as s:
+        options = Options(["VV-001", "WV-001"], restore_wait=0.5)
+        report = await evaluate(s.master, NAME, options, state_dir=tmp_path)
+        vv, wv = report.results
+        assert vv.verdict == "failed" and vv.detail.endswith("not put back: BO29"), vv
+        assert (wv.verdict, wv.interrupted) == ("not_run", True)
+        assert report.left_changed == [{"point": "BO29", "as_found": False, "now": None}]
+        assert report.summary.incomplete
+        assert journal_entries(tmp_path) == [
+            {"type": "bo", "index": 29, "as_found": False, "variation": None, "selector": None}
+        ]

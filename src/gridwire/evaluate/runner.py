@@ -5,8 +5,9 @@ it through :mod:`gridwire.evaluate.evaluations`, which keeps one run per outstat
 
 1. The parameters (:class:`Options`): ``checks`` ids in any case or set names exactly (an
    unknown one is a request error naming it), ``settle`` a finite number > 0 (5), ``curves``
-   an integer >= 1 or null. The outstation must have a profile (a request error saying how to
-   give one).
+   an integer >= 1 or null, ``restore_wait`` seconds >= 0 the restores wait for a lost
+   connection (30). The outstation must have a profile (a request error saying how to give
+   one).
 2. Every deviation is turned off (and put back as found when the run ends); the survey
    (:mod:`gridwire.evaluate.survey`) finds what is served. Not connected, no answer to the
    first read, or the connection lost during the survey: ConnectionFailed (kind
