@@ -8,6 +8,15 @@ from tests.support.net import free_port
 from tests.support.tshark import tshark_path
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _state_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The restore journals of evaluations (gridwire.evaluate.journal) go to a folder of the
+    test session, not the user's state directory (subprocesses inherit it)."""
+    import os
+
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+
+
 @pytest.fixture
 def port() -> int:
     """A free TCP port on 127.0.0.1, picked at run time."""

@@ -58,6 +58,15 @@ def test_list_prints_the_catalogue(capsys: pytest.CaptureFixture[str]) -> None:
     assert "deviates" in lines[-1] and lines[-1].startswith("CONFIRM-003")
 
 
+def test_help_ends_with_the_exit_status_table(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    out = capsys.readouterr().out
+    table = out[out.index("exit status:") :].splitlines()
+    assert [line.split()[0] for line in table[1:] if line[:3].strip()] == ["0", "1", "2", "3", "4"]
+    assert "--allow-deviations" in out and "wins over the others" in out
+
+
 def test_a_run_that_cannot_be_made_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["evaluate"]) == 2
     assert "name the outstation" in capsys.readouterr().err

@@ -85,15 +85,22 @@ async def test_check_events_come_before_the_answer_on_the_line_service(
     assert [c["result"]["id"] for c in checks] == ["MON-001", "ALARM-001", "OP-001"]
     assert [c["result"] for c in checks] == report["results"]
     assert all(c["outstation"] == "der" for c in checks)
-    assert report["summary"] == {"passed": 2, "failed": 0, "not_applicable": 0, "not_run": 1}
+    assert report["summary"] == {
+        "passed": 2,
+        "failed": 0,
+        "not_applicable": 0,
+        "not_run": 1,
+        "incomplete": False,
+    }
     assert set(report) == {
         "tool", "version", "outstation", "started", "allow_control", "allow_deviations",
         "tables", "settle", "curves", "summary", "results", "device", "ended", "seconds",
-        "verdict",
+        "verdict", "left_changed",
     }  # fmt: skip
     assert report["verdict"] == "pass" and report["device"]["outstation"] == "der"
     assert set(report["results"][0]) == {
         "id", "title", "verdict", "detail", "notes", "requests", "seconds", "frames", "packets",
+        "interrupted",
     }  # fmt: skip
 
 

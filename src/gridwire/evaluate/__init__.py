@@ -14,6 +14,7 @@ report writers :mod:`.html` and :mod:`.junit`. ``gridwire.master`` never imports
 from gridwire.evaluate.catalogue import CATALOGUE, SETS, CheckSpec, listing, select
 from gridwire.evaluate.context import CheckContext, RunState
 from gridwire.evaluate.evaluations import Evaluations, evaluations_of
+from gridwire.evaluate.journal import restore_journal
 from gridwire.evaluate.outcomes import Failed, NotApplicable
 from gridwire.evaluate.records import (
     CancelResult,
@@ -47,5 +48,6 @@ __all__ = [
     "evaluate",
     "evaluations_of",
     "listing",
+    "restore_journal",
     "select",
 ]

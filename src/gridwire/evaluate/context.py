@@ -36,6 +36,7 @@ from gridwire.derops.facade import Der
 from gridwire.derops.read import read_points
 from gridwire.derops.readings import DerReading
 from gridwire.evaluate.catalogue import CheckSpec
+from gridwire.evaluate.journal import Journal
 from gridwire.evaluate.outcomes import Failed
 from gridwire.evaluate.survey import Survey, key_of
 from gridwire.master import Master
@@ -51,7 +52,10 @@ class RunState:
     :func:`gridwire.evaluate.primitives.curve_count` when a check first needs it, then kept
     in ``curves_found``, or the refusal that made it impossible in ``curves_problem``).
     ``device_profile`` is the service's ``--device-profile``, the fallback document of
-    PROFILE-001 when the outstation was given none.
+    PROFILE-001 when the outstation was given none. ``journal`` records every point the run
+    changes as found (:mod:`gridwire.evaluate.journal`); ``restore_wait`` is how long the
+    restores wait for a lost connection; ``lost`` is set once a check lost the connection;
+    ``left_changed`` is what the run has left changed so far (:mod:`gridwire.evaluate.restores`).
     """
 
     master: Master
@@ -64,6 +68,10 @@ class RunState:
     device_profile: Path | None = None
     curves_found: int | None = None
     curves_problem: str | None = None
+    journal: Journal | None = None
+    restore_wait: float = 30.0
+    lost: bool = False
+    left_changed: list[dict[str, object]] = field(default_factory=list)
 
     @property
     def allow_control(self) -> bool:
@@ -169,7 +177,8 @@ class CheckContext:
     def restore(self, what: str, undo: Undo) -> None:
         """Register how to put back something the check changed. Restores run last-first
         when the check ends, however it ended; one that raises becomes a note naming
-        ``what``."""
+        ``what`` and fails the check. The journal then puts back, from the values as found,
+        what they left changed (:mod:`gridwire.evaluate.restores`)."""
         self.restores.append((what, undo))
 
     def deviate(self, name: str, value: object = True) -> None:

@@ -2,6 +2,15 @@
 report, and cancelling (the ``evaluate``, ``evaluation`` and ``cancel_evaluation``
 operations).
 
+Ending runs (issue 15; DESIGN D118), each leaving what the checks changed put back:
+
+- :meth:`Evaluations.cancel` (``cancel_evaluation``): no check starts after the one under
+  way, which ends as it would; the rest are ``not_run``, ``interrupted``.
+- :meth:`Evaluations.abort`: the check under way is stopped now (``not_run``,
+  ``interrupted``); its restores and the journal's still run, within ``settle`` + 5 s.
+- :meth:`Evaluations.stop_all` (a service that stops): every run aborted, and waited for
+  until its restores are done (or their bound passed).
+
 A run is its own asyncio task: a caller that goes away while waiting for the report (a
 client that closed its connection) does not end it; the run goes on to its end, and
 ``evaluation`` gives its report. A second ``evaluate`` while one runs against the outstation
@@ -55,6 +64,7 @@ class Evaluations:
         *,
         device_profile: Path | None = None,
         progress: Progress | None = None,
+        state_dir: Path | None = None,
     ) -> Report:
         """Run an evaluation of ``outstation`` and answer with its report; RequestError when
         one already runs against it (and what :func:`~gridwire.evaluate.runner.evaluate`
@@ -78,6 +88,7 @@ class Evaluations:
                 options,
                 device_profile=device_profile,
                 progress=progress,
+                state_dir=state_dir,
             )
         )
         self._running[outstation] = _Run(progress, task)
@@ -133,6 +144,25 @@ class Evaluations:
             return CancelResult(outstation, cancelled=False, current=None)
         run.progress.cancelled = True
         return CancelResult(outstation, cancelled=True, current=run.progress.current)
+
+    def abort(self, outstation: str) -> CancelResult:
+        """Stop the run against ``outstation`` now: the check under way ends ``not_run``
+        (interrupted), its restores run within settle + 5 s; the rest are not run."""
+        self.master.session(outstation)
+        run = self._running.get(outstation)
+        if run is None:
+            return CancelResult(outstation, cancelled=False, current=None)
+        current = run.progress.current
+        run.progress.abort()
+        return CancelResult(outstation, cancelled=True, current=current)
+
+    async def stop_all(self) -> None:
+        """Abort every run and wait until each has ended, its restores done."""
+        runs = list(self._running.values())
+        for run in runs:
+            run.progress.abort()
+        if runs:
+            await asyncio.wait([run.task for run in runs])
 
 
 async def _let_events_out() -> None:

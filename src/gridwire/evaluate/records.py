@@ -26,7 +26,9 @@ class CheckResult:
     unusual status, a restore that failed...); ``requests`` how many requests the check sent;
     ``seconds`` how long it ran; ``frames`` the first and last trace ids of the frames it
     sent and received (null when none); ``packets`` the first and last packet numbers of
-    those frames in the run's pcap, when the run was captured (else null).
+    those frames in the run's pcap, when the run was captured (else null); ``interrupted``
+    is true for a check ``not_run`` because the run was cancelled or interrupted or the
+    connection was lost (false when the flags or the outstation kept it from running).
     """
 
     id: str
@@ -38,22 +40,26 @@ class CheckResult:
     seconds: float = 0.0
     frames: list[int] | None = None
     packets: list[int] | None = None
+    interrupted: bool = False
 
 
 @dataclass(slots=True)
 class Summary:
-    """How many checks ended with each verdict."""
+    """How many checks ended with each verdict; ``incomplete`` when a check was not run
+    because the run was cancelled or interrupted or the connection was lost."""
 
     passed: int = 0
     failed: int = 0
     not_applicable: int = 0
     not_run: int = 0
+    incomplete: bool = False
 
     @classmethod
     def of(cls, results: Iterable[CheckResult]) -> Summary:
         summary = cls()
         for result in results:
             setattr(summary, result.verdict, getattr(summary, result.verdict) + 1)
+            summary.incomplete = summary.incomplete or result.interrupted
         return summary
 
 
@@ -66,6 +72,9 @@ class Report:
     found (null when no check needed it). ``device`` names the device under test
     (:mod:`gridwire.evaluate.device`); ``ended`` (UTC, ISO 8601) and ``seconds`` when the
     run ended and how long it took; ``verdict`` the one badge: pass, fail or incomplete.
+    ``left_changed`` lists what the run changed and
+    could not put back, each ``{point, as_found, now}`` (``now`` null when it could not be
+    read); empty when everything is as found.
     """
 
     tool: str
@@ -83,6 +92,7 @@ class Report:
     ended: str | None = None
     seconds: float | None = None
     verdict: Overall | None = None
+    left_changed: list[dict[str, object]] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -5,8 +5,9 @@ it through :mod:`gridwire.evaluate.evaluations`, which keeps one run per outstat
 
 1. The parameters (:class:`Options`): ``checks`` ids in any case or set names exactly (an
    unknown one is a request error naming it), ``settle`` a finite number > 0 (5), ``curves``
-   an integer >= 1 or null. The outstation must have a profile (a request error saying how to
-   give one).
+   an integer >= 1 or null, ``restore_wait`` seconds >= 0 the restores wait for a lost
+   connection (30). The outstation must have a profile (a request error saying how to give
+   one).
 2. Every deviation is turned off (and put back as found when the run ends); the survey
    (:mod:`gridwire.evaluate.survey`) finds what is served. Not connected, no answer to the
    first read, or the connection lost during the survey: ConnectionFailed (kind
@@ -14,14 +15,21 @@ it through :mod:`gridwire.evaluate.evaluations`, which keeps one run per outstat
 3. Each check in catalogue order. It is ``not_run``, with the reason as its detail, when it
    writes and the master may not command; when it deviates and ``allow_deviations`` is
    false; when an earlier check lost the connection; once the run is cancelled
-   ("cancelled"); and while its code is not written ("not implemented in this build").
+   ("cancelled", or "interrupted" once aborted); and while its code is not written ("not
+   implemented in this build").
    Every check runs with the outstation held (``Master.hold``): no task, scheduled scan
    or other caller's request reaches it until the check ends. The issue asks this of the
    checks that write or deviate; holding the read-only ones too keeps a check's frames,
    requests and evidence its own (a task's event poll no longer lands inside them), at the
    cost of other callers waiting out a read-only check as well (milliseconds, at most the
-   seconds of PROFILE-001 on a large profile). Its restores run last-first however it
-   ended, inside the hold; one that fails becomes a note. Every
+   seconds of PROFILE-001 on a large profile). Before a control leaves, each point it is
+   the first to change is journaled as found (:mod:`gridwire.evaluate.journal`; a journal
+   left by an earlier run refuses the run, RequestError naming it). When the check ends,
+   however it ended, its restores run last-first inside the hold, then the journal puts back
+   what still differs (:mod:`gridwire.evaluate.restores`); a restore that fails, or a point
+   left changed, fails the check and what is left is the report's ``left_changed``. A check
+   not run because the run was cancelled or aborted or the connection was lost is
+   ``interrupted`` (``summary.incomplete``). Every
    control it sends is logged at INFO as a command naming the check. As it ends, its result
    goes out as a ``check`` event ({outstation, result}) and to the run's progress.
 """
@@ -29,6 +37,7 @@ it through :mod:`gridwire.evaluate.evaluations`, which keeps one run per outstat
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import logging
 import math
@@ -45,9 +54,17 @@ from gridwire.evaluate.catalogue import NOT_IMPLEMENTED, CheckFunction, CheckSpe
 from gridwire.evaluate.catalogue import select as select_checks
 from gridwire.evaluate.context import CheckContext, RunState
 from gridwire.evaluate.device import describe_device, run_parameters, seconds_between
+from gridwire.evaluate.journal import (
+    JOURNALING,
+    Journal,
+    default_state_dir,
+    journal_path,
+    refuse_if_left,
+)
 from gridwire.evaluate.outcomes import CheckEnded
 from gridwire.evaluate.records import CheckResult, Report, Summary, Verdict
 from gridwire.evaluate.requests import requests_sent
+from gridwire.evaluate.restores import ABORT_GRACE, RESTORE_WAIT, bounded, put_back
 from gridwire.evaluate.survey import survey
 from gridwire.evaluate.verdict import settle_verdict
 from gridwire.master import Master
@@ -56,6 +73,8 @@ log = logging.getLogger("gridwire.evaluate")
 
 SETTLE_DEFAULT: Final = 5.0
 CANCELLED: Final = "cancelled"
+INTERRUPTED: Final = "interrupted: the run was stopped"
+INTERRUPTED_DURING: Final = "interrupted: the run was stopped during this check"
 TOOL: Final = "gridwire"
 
 # The check under way in this context: the command log lines of the master and the DER
@@ -84,6 +103,7 @@ class Options:
     allow_deviations: bool = False
     settle: float = SETTLE_DEFAULT
     curves: int | None = None
+    restore_wait: float = RESTORE_WAIT
 
     def checked(self) -> list[CheckSpec]:
         """The checks chosen, once every parameter is found good; RequestError naming the
@@ -100,6 +120,9 @@ class Options:
             raise RequestError(
                 f"curves must be a whole number of 1 or more, or null, not {curves!r}"
             )
+        wait = self.restore_wait
+        if isinstance(wait, bool) or not isinstance(wait, int | float) or not wait >= 0:
+            raise RequestError(f"restore_wait must be a number of seconds, 0 or more, not {wait!r}")
         return select_checks(self.checks)
 
 
@@ -107,7 +130,9 @@ class Options:
 class Progress:
     """How a run stands, as it goes: read by ``evaluation``, cancelled by
     ``cancel_evaluation``. ``frames_before`` is the last trace id before the run's first
-    frame (a capture of the run is the trace after it)."""
+    frame (a capture of the run is the trace after it). ``cancelled``: no check starts after
+    the one under way; ``aborted``: the check under way is stopped too (its restores still
+    run, within settle + :data:`ABORT_GRACE` seconds); ``check`` the task of its body."""
 
     outstation: str
     total: int = 0
@@ -116,6 +141,15 @@ class Progress:
     results: list[CheckResult] = field(default_factory=list)
     cancelled: bool = False
     frames_before: int = 0
+    aborted: asyncio.Event = field(default_factory=asyncio.Event)
+    check: asyncio.Future[tuple[Verdict, str, bool]] | None = None
+
+    def abort(self) -> None:
+        """Stop now: the check under way ends, its restores run (bounded)."""
+        self.cancelled = True
+        self.aborted.set()
+        if self.check is not None:
+            self.check.cancel()
 
 
 def utc_now() -> str:
@@ -130,19 +164,25 @@ async def evaluate(
     *,
     device_profile: Path | None = None,
     progress: Progress | None = None,
+    state_dir: Path | None = None,
 ) -> Report:
     """Run the evaluation (see the module's notes); the report once the last check ended.
-    RequestError for a bad parameter, an unknown outstation or one with no profile;
+    RequestError for a bad parameter, an unknown outstation, one with no profile or one with
+    a restore journal left in ``state_dir`` (default: the user's state directory);
     ConnectionFailed when the run cannot start."""
     options = options or Options()
     specs = options.checked()
     point_map = point_map_of(master, outstation)
     session = master.session(outstation)
+    path = journal_path(state_dir or default_state_dir(), session.settings)
+    refuse_if_left(path)
     progress = progress or Progress(outstation)
     progress.total = len(specs)
     progress.started = started = utc_now()
     progress.frames_before = session.frames.last_id
     _name_the_checks()
+    journal = Journal(master, outstation, point_map, path)
+    master.command_hook(outstation, journal.before)
     found_on = session.deviations.on
     if found_on:
         master.deviate(outstation, {name: False for name in found_on})
@@ -157,20 +197,32 @@ async def evaluate(
             options.curves,
             options.allow_deviations,
             device_profile,
+            journal=journal,
+            restore_wait=float(options.restore_wait),
         )
         lost: str | None = None
         for spec in specs:
-            reason = _reason_not_to_run(spec, run, lost, progress.cancelled)
+            reason = _reason_not_to_run(spec, run, lost, progress)
             progress.current = spec.id if reason is None else None
-            result = await _check(run, spec, reason)
-            if lost is None and not session.connected:
+            result = await _check(run, spec, reason, progress)
+            if lost is None and (run.lost or not session.connected):
                 lost = spec.id
             progress.current = None
             progress.results.append(result)
             master.bus.publish("check", {"outstation": outstation, "result": result})
     finally:
         progress.current = None
+        with contextlib.suppress(RequestError):
+            master.command_hook(outstation, None)
         _put_back_deviations(master, outstation, found_on)
+    for item in run.left_changed:
+        log.error(
+            "left changed on %s: %s, as found %s, now %s",
+            outstation,
+            item["point"],
+            item["as_found"],
+            item["now"],
+        )
     curves = options.curves if options.curves is not None else run.curves_found
     ended = utc_now()
     report = Report(
@@ -195,46 +247,67 @@ async def evaluate(
         ),
         ended=ended,
         seconds=seconds_between(started, ended),
+        left_changed=list(run.left_changed),
     )
     return settle_verdict(report)
 
 
 def _reason_not_to_run(
-    spec: CheckSpec, run: RunState, lost: str | None, cancelled: bool
-) -> str | None:
-    if cancelled:
-        return CANCELLED
+    spec: CheckSpec, run: RunState, lost: str | None, progress: Progress
+) -> tuple[str, bool] | None:
+    """Why ``spec`` is not run, and whether that is an interruption (else the flags)."""
+    if progress.aborted.is_set():
+        return INTERRUPTED, True
+    if progress.cancelled:
+        return CANCELLED, True
     if spec.writes and not run.allow_control:
-        return "it writes to the outstation: the service was not started with --allow-control"
+        return (
+            "it writes to the outstation: control is not allowed (--allow-control)",
+            False,
+        )
     if spec.deviates and not run.allow_deviations:
-        return "it breaks a protocol rule on purpose: allow_deviations is false"
+        return (
+            "it breaks a protocol rule on purpose: allow_deviations is false (--allow-deviations)",
+            False,
+        )
     if lost is not None:
-        return f"the connection was lost during {lost}"
+        return f"the connection was lost during {lost}", True
     if not run.master.session(run.outstation).connected:
-        return "the outstation is not connected"
+        return "the outstation is not connected", True
     return None
 
 
-async def _check(run: RunState, spec: CheckSpec, reason: str | None) -> CheckResult:
+async def _check(
+    run: RunState, spec: CheckSpec, why: tuple[str, bool] | None, progress: Progress
+) -> CheckResult:
     """Run one check (or report why it is not run)."""
-    function = check_function(spec) if reason is None else None
-    if reason is None and function is None:
-        reason = NOT_IMPLEMENTED
-    if reason is not None or function is None:
-        return CheckResult(spec.id, spec.title, "not_run", reason or NOT_IMPLEMENTED)
+    function = check_function(spec) if why is None else None
+    if why is None and function is None:
+        why = NOT_IMPLEMENTED, False
+    if why is not None or function is None:
+        reason, interrupted = why or (NOT_IMPLEMENTED, False)
+        return CheckResult(spec.id, spec.title, "not_run", reason, interrupted=interrupted)
     ctx = CheckContext(spec, run)
     frames = run.master.session(run.outstation).frames
     before = frames.last_id
     started = time.monotonic()
     token = _running.set(spec.id)
+    journaling = JOURNALING.set(True)
     try:
         async with run.master.hold(run.outstation):
-            try:
-                verdict, detail = await _verdict(function, ctx)
-            finally:
-                await _restore(ctx)
+            verdict, detail, interrupted = await _body(function, ctx, progress)
+            not_back = await bounded(
+                asyncio.ensure_future(put_back(ctx)),
+                progress.aborted,
+                run.settle + ABORT_GRACE,
+                ctx,
+            )
     finally:
+        JOURNALING.reset(journaling)
         _running.reset(token)
+    if not_back:
+        verdict = "failed"
+        detail = (f"{detail}; " if detail else "") + "not put back: " + "; ".join(not_back)
     after = frames.last_id
     return CheckResult(
         id=spec.id,
@@ -245,37 +318,45 @@ async def _check(run: RunState, spec: CheckSpec, reason: str | None) -> CheckRes
         requests=requests_sent(run.master.trace(run.outstation, before), after),
         seconds=round(time.monotonic() - started, 3),
         frames=[before + 1, after] if after > before else None,
+        interrupted=interrupted,
     )
 
 
-async def _verdict(function: CheckFunction, ctx: CheckContext) -> tuple[Verdict, str]:
+async def _body(
+    function: CheckFunction, ctx: CheckContext, progress: Progress
+) -> tuple[Verdict, str, bool]:
+    """The check's own steps as a task of their own (so ``abort`` can end them alone): its
+    verdict, detail and whether it was interrupted."""
+    body = asyncio.ensure_future(_verdict(function, ctx))
+    progress.check = body
+    if progress.aborted.is_set():
+        body.cancel()
+    try:
+        return await body
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        return "not_run", INTERRUPTED_DURING, True
+    finally:
+        progress.check = None
+
+
+async def _verdict(function: CheckFunction, ctx: CheckContext) -> tuple[Verdict, str, bool]:
     try:
         await function(ctx)
     except CheckEnded as ended:
         verdict: Verdict = "failed" if ended.verdict == "failed" else "not_applicable"
-        return verdict, ended.detail
+        return verdict, ended.detail, False
     except ConnectionFailed as exc:
-        return "failed", f"the connection was lost: {exc}"
+        ctx.run.lost = True
+        return "failed", f"the connection was lost: {exc}", False
     except asyncio.CancelledError:
         raise
     except Exception as exc:
         log.exception("evaluation check %s could not be completed", ctx.spec.id)
-        return "not_run", f"the check could not be completed: {type(exc).__name__}: {exc}"
-    return "passed", ctx.passed_detail
-
-
-async def _restore(ctx: CheckContext) -> None:
-    """The check's restores, last-first; a failed one becomes a note."""
-    while ctx.restores:
-        what, undo = ctx.restores.pop()
-        try:
-            await undo()
-        except asyncio.CancelledError:
-            raise
-        except CheckEnded as exc:
-            ctx.note(f"restore failed: {what}: {exc.detail}")
-        except Exception as exc:
-            ctx.note(f"restore failed: {what}: {type(exc).__name__}: {exc}")
+        return "not_run", f"the check could not be completed: {type(exc).__name__}: {exc}", False
+    return "passed", ctx.passed_detail, False
 
 
 def _put_back_deviations(master: Master, outstation: str, found_on: dict[str, object]) -> None:

@@ -57,7 +57,7 @@ from gridwire.master.scans import (
     scan_body,
     unsolicited_body,
 )
-from gridwire.master.session import Session
+from gridwire.master.session import CommandHook, Session
 from gridwire.master.settings import OutstationSettings, TaskSettings
 from gridwire.master.trace import DEFAULT_MASTER, DEFAULT_OUTSTATION
 
@@ -426,6 +426,11 @@ class Master:
         tasks and scheduled scans wait until it ends; the holder's own go
         (:mod:`gridwire.master.hold`)."""
         return self.session(outstation).hold()
+
+    def command_hook(self, outstation: str, hook: CommandHook | None) -> None:
+        """Install (or with None remove) the hook awaited before each control request to
+        ``outstation`` leaves (:data:`gridwire.master.session.CommandHook`)."""
+        self.session(outstation).command_hook = hook
 
     def deviate(self, outstation: str, deviations: dict[str, object]) -> dict[str, object]:
         """Turn named deviations on or off; returns those on."""

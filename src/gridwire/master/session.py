@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +59,19 @@ log = logging.getLogger(__name__)
 
 # The task whose requests are being made: set by the task runner's worker (its own asyncio
 # task, so its own context), read by exchange() to tag every request an operation makes.
+CommandHook = Callable[[FunctionCode, bytes], Awaitable[None]]
+"""Awaited before a control request (SELECT, OPERATE, DIRECT_OPERATE, DIRECT_OPERATE_NR)
+leaves, with its function and object octets: whoever installed it (an evaluation's restore
+journal) records what the controls will change. What it raises stops the request unsent."""
+CONTROL_FUNCTIONS: frozenset[FunctionCode] = frozenset(
+    {
+        FunctionCode.SELECT,
+        FunctionCode.OPERATE,
+        FunctionCode.DIRECT_OPERATE,
+        FunctionCode.DIRECT_OPERATE_NR,
+    }
+)
+
 _current_task: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "gridwire_master_task", default=None
 )
@@ -132,6 +145,7 @@ class Session:
         )
         self._lock = asyncio.Lock()
         self.hold = Hold()  # while held, only the holder's requests go (Master.hold)
+        self.command_hook: CommandHook | None = None  # see CommandHook
         self._rules = ExchangeRules(settings.confirms)
         self._flight: _InFlight | None = None
         self._changed = asyncio.Event()
@@ -340,6 +354,9 @@ class Session:
         gate.check(function, self.allow_control)
         if not self.connected:
             raise ConnectionFailed(f"outstation {self.name} is not connected")
+        hook = self.command_hook
+        if hook is not None and function in CONTROL_FUNCTIONS and not callable(body):
+            await hook(function, body)
         async with self.hold.turn(self._lock, own=task is None):
             if not self.connected:
                 raise ConnectionFailed(f"outstation {self.name} is not connected")

@@ -1,0 +1,468 @@
+"""The restore journal: what an evaluation changed on an outstation, as found, kept on disk
+until it is put back (issue 15; DESIGN D117).
+
+While a run lasts, :meth:`Journal.before` is the master's command hook for the outstation
+(:data:`gridwire.master.session.CommandHook`): before a control request leaves, each point it
+is the first to change is read as found and recorded, and the file is written, flushed and
+fsync'd (off the event loop) before the request is sent. What is recorded:
+
+- a binary output (``BO2``): its output status (g10) as found; put back latched as found;
+- an analog output (``AO6``): its output status (g40) as found, with the variation the check
+  wrote it in; put back in that variation;
+- an output of the curve block's window (``AO250 (curve 3)``): the outputs edit whichever
+  curve the selector shows, so the entry is keyed by the curve shown (the selector's readback,
+  read again after each selection) and its as-found value is the window's mirror input.
+  Put back by selecting that curve, writing, and at the end the selector back as found;
+- the selector itself (``AO244``), its readback as found;
+- the DER's run state (``run state``: started or stopped, from BI14/BI15) before the first
+  start (BO1) or stop (BO2) command: put back by that command, its permission (BO3 to
+  start, BO4 to stop) granted for it when withdrawn (and then put back as found itself).
+
+:meth:`Journal.put_back` reads every entry again, writes back what differs, reads again, and
+keeps in the journal only what still differs (the file is removed when nothing does): those
+are "left changed", each ``{point, as_found, now}``. A journal file left by a run that never
+ended (``kill -9``, a power cut) is found by :func:`journal_path` (the outstation's host,
+port and link address, not its nickname) and written back by :func:`restore_journal`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import logging
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import platformdirs
+
+from gridwire.der.functions import CURVE_FIRST_X, CurveBlock
+from gridwire.der.pointmap import PointMap
+from gridwire.der.points import Kind, Point
+from gridwire.derops.profile import point_map_of
+from gridwire.derops.read import read_points
+from gridwire.dnp3.app.fragments import parse_request
+from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.errors import GridwireError, RequestError
+from gridwire.master import Master
+from gridwire.master.controls import Control
+from gridwire.master.settings import OutstationSettings
+
+log = logging.getLogger("gridwire.evaluate")
+
+Scalar = bool | int | float
+EntryType = Literal["bo", "ao", "run_state"]
+RUN_STATE: Final = "run state"
+START, STOP, START_PERMISSION, STOP_PERMISSION = 1, 2, 3, 4
+"""The start and stop commands and their permissions (BOs), as IEEE 1815.2 numbers them."""
+STARTED, STOPPED = "BI14", "BI15"
+_CROB, _ANALOG = 12, 41
+JOURNALING: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "gridwire_evaluate_journaling", default=False
+)
+"""Set in the context of a check (and of putting a journal back): only the controls made
+there are journaled; another client's, waiting for the check to end, are its own."""
+_POLL: Final = 0.25
+
+
+def default_state_dir() -> Path:
+    """Where journals are kept unless ``--state-dir`` says: the user's state directory."""
+    return Path(platformdirs.user_state_dir("gridwire"))
+
+
+def journal_path(state_dir: Path, settings: OutstationSettings) -> Path:
+    """The journal of the outstation at host, port and link address (not its nickname)."""
+    host = re.sub(r"[^A-Za-z0-9.-]", "_", settings.host)
+    return state_dir / f"journal-{host}-{settings.port}-{settings.outstation_address}.json"
+
+
+@dataclass(slots=True)
+class Entry:
+    """One point as found (see the module's notes). ``selector`` is the curve the window
+    showed when a window output was recorded (None for any other point)."""
+
+    type: EntryType
+    index: int
+    as_found: Scalar | str
+    variation: int | None = None
+    selector: int | None = None
+
+    @property
+    def name(self) -> str:
+        if self.type == "run_state":
+            return RUN_STATE
+        curve = f" (curve {self.selector})" if self.selector is not None else ""
+        return f"{self.type.upper()}{self.index}{curve}"
+
+    @property
+    def key(self) -> tuple[str, int, int | None]:
+        return self.type, self.index, self.selector
+
+
+def left_item(entry: Entry, now: object) -> dict[str, object]:
+    """A point left changed, as reported: ``{point, as_found, now}``."""
+    return {"point": entry.name, "as_found": entry.as_found, "now": now}
+
+
+def same(a: object, b: object) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b or (isinstance(a, bool) and isinstance(b, bool) and a == b)
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9)
+    return a == b
+
+
+class Journal:
+    """The journal of one outstation (see the module's notes)."""
+
+    def __init__(self, master: Master, outstation: str, point_map: PointMap, path: Path) -> None:
+        self.master = master
+        self.outstation = outstation
+        self.point_map = point_map
+        self.path = path
+        self.entries: list[Entry] = []
+        self._shown: int | None = None
+        self._lock = asyncio.Lock()
+
+    # --- the file ----------------------------------------------------------------------------
+
+    def load(self) -> None:
+        """Read the entries of the file (RequestError when it cannot be read)."""
+        try:
+            data = json.loads(self.path.read_text("utf-8"))
+            self.entries = [Entry(**item) for item in data["entries"]]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise RequestError(f"the journal {self.path} cannot be read: {exc}") from None
+
+    async def save(self) -> None:
+        """Write the entries (flushed, fsync'd), or remove the file when there are none."""
+        settings = self.master.session(self.outstation).settings
+        data = {
+            "outstation": self.outstation,
+            "host": settings.host,
+            "port": settings.port,
+            "link": settings.outstation_address,
+            "entries": [asdict(e) for e in self.entries],
+        }
+        await asyncio.to_thread(_write, self.path, data if self.entries else None)
+
+    # --- the hook ----------------------------------------------------------------------------
+
+    async def before(self, function: FunctionCode, body: bytes) -> None:
+        """The command hook: record what this control request is the first to change."""
+        if not JOURNALING.get():
+            return
+        try:
+            objects = parse_request(bytes((0xC0, function)) + body).objects
+        except GridwireError:
+            return
+        controls = [o for o in objects if o.group in (_CROB, _ANALOG) and o.index is not None]
+        if not controls:
+            return
+        async with self._lock:
+            await self._record(controls)
+
+    async def _record(self, controls: Sequence[Any]) -> None:
+        known = {e.key for e in self.entries}
+        block = self.point_map.curve_block
+        wanted: list[Entry] = []
+        selected = False
+        for obj in controls:
+            index: int = obj.index
+            if obj.group == _CROB:
+                if index in (START, STOP) and ("run_state", 0, None) not in known:
+                    known.add(("run_state", 0, None))
+                    state = await self.run_state()
+                    if state is not None:
+                        wanted.append(Entry("run_state", 0, state))
+                key: tuple[str, int, int | None] = ("bo", index, None)
+                entry = Entry("bo", index, False)
+            elif block is not None and index == block.selector:
+                key, entry, selected = ("ao", index, None), Entry("ao", index, 0, 1), True
+            elif block is not None and _in_window(block, index):
+                if selected:
+                    log.warning(
+                        "AO%d written with a new selection in one request: not journaled", index
+                    )
+                    continue
+                shown = await self.shown()
+                key, entry = ("ao", index, shown), Entry("ao", index, 0, obj.variation, shown)
+            else:
+                key, entry = ("ao", index, None), Entry("ao", index, 0, obj.variation)
+            if key not in known:
+                known.add(key)
+                wanted.append(entry)
+        if selected:
+            self._shown = None
+        found = await self._now([e for e in wanted if e.type != "run_state"])
+        recorded = []
+        for entry in wanted:
+            value = entry.as_found if entry.type == "run_state" else found.get(entry.key)
+            if value is None:
+                log.warning(
+                    "%s of %s could not be read as found: not journaled",
+                    entry.name,
+                    self.outstation,
+                )
+                continue
+            entry.as_found = value
+            recorded.append(entry)
+        if recorded:
+            self.entries.extend(recorded)
+            await self.save()
+
+    # --- reading as it is now ----------------------------------------------------------------
+
+    def _point(self, entry: Entry) -> Point | None:
+        """The point whose reading is the entry's value: the output's status, or for a
+        window output or the selector its mirror input."""
+        block = self.point_map.curve_block
+        if (
+            entry.type == "ao"
+            and block is not None
+            and (entry.selector is not None or entry.index == block.selector)
+        ):
+            return self.point_map.get(Kind.AI, block.readback + entry.index - block.selector)
+        return self.point_map.get(Kind.BO if entry.type == "bo" else Kind.AO, entry.index)
+
+    async def _now(self, entries: Sequence[Entry]) -> dict[tuple[str, int, int | None], Scalar]:
+        """The raw values of ``entries`` (of points, read in one go; missing: not reported)."""
+        points = {e.key: self._point(e) for e in entries}
+        chosen = list({str(p.address): p for p in points.values() if p is not None}.values())
+        if not chosen:
+            return {}
+        found, _ = await read_points(self.master, self.outstation, chosen)
+        raw = {r.address: r.raw for r in found if r.quality != "not_reported"}
+        values: dict[tuple[str, int, int | None], Scalar] = {}
+        for key, point in points.items():
+            value = raw.get(str(point.address)) if point is not None else None
+            if isinstance(value, bool | int | float):
+                values[key] = value
+        return values
+
+    async def shown(self) -> int | None:
+        """The curve the window shows (the selector's readback), read once per selection."""
+        if self._shown is None:
+            block = self.point_map.curve_block
+            point = self.point_map.get(Kind.AI, block.readback) if block is not None else None
+            if point is not None:
+                found, _ = await read_points(self.master, self.outstation, [point])
+                raw = found[0].raw if found else None
+                if isinstance(raw, int) and not isinstance(raw, bool):
+                    self._shown = raw
+        return self._shown
+
+    async def run_state(self, settled: bool = False) -> str | None:
+        """``started`` or ``stopped``: where the DER is going when the start (BO1) or stop
+        (BO2) latch is on (its state follows a moment later), else as BI14/BI15 say; with
+        ``settled``, as BI14/BI15 say. None when they say neither."""
+        names = (STARTED, STOPPED) if settled else (STARTED, STOPPED, f"BO{START}", f"BO{STOP}")
+        points = [p for p in (self.point_map.at(name) for name in names) if p is not None]
+        if len(points) < 2:
+            return None
+        found, _ = await read_points(self.master, self.outstation, points)
+        by = {r.address: r.raw for r in found}
+        start, stop = by.get(f"BO{START}") is True, by.get(f"BO{STOP}") is True
+        if start != stop:
+            return "started" if start else "stopped"
+        if by.get(STARTED) is True and by.get(STOPPED) is not True:
+            return "started"
+        if by.get(STOPPED) is True and by.get(STARTED) is not True:
+            return "stopped"
+        return None
+
+    # --- putting back ------------------------------------------------------------------------
+
+    async def put_back(self, settle: float) -> list[dict[str, object]]:
+        """Write back every entry that differs from its value as found (see the module's
+        notes); what still differs after, as ``{point, as_found, now}``."""
+        state = next((e for e in self.entries if e.type == "run_state"), None)
+        if state is not None:  # first: it may grant a permission, journaled then put back
+            await self._run_state_back(state)
+        async with self._lock:
+            entries = list(self.entries)
+        if not entries:
+            return []
+        left: dict[tuple[str, int, int | None], object] = {}
+        block = self.point_map.curve_block
+        selector = next(
+            (e for e in entries if block and e.type == "ao" and e.index == block.selector), None
+        )
+        plain = [
+            e for e in entries if e.type != "run_state" and e.selector is None and e is not selector
+        ]
+        await self._write_back(plain, left)
+        curves = sorted({e.selector for e in entries if e.selector is not None})
+        for curve in curves:
+            await self._select(curve)
+            await self._write_back([e for e in entries if e.selector == curve], left)
+        if selector is not None:
+            await self._write_back([selector], left)
+        elif curves:
+            log.warning(
+                "curves were written with no selection journaled: the curve shown may differ"
+            )
+        if state is not None:
+            now = await self._settled(state, settle)
+            if now != state.as_found:
+                left[state.key] = now
+        async with self._lock:
+            self.entries = [e for e in self.entries if e.key in left or e not in entries]
+            await self.save()
+        return [left_item(e, left[e.key]) for e in entries if e.key in left]
+
+    async def _settled(self, entry: Entry, settle: float) -> str | None:
+        """The run state once it is the one found, or after ``settle`` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + settle
+        while True:
+            now = await self.run_state(settled=True)
+            if now == entry.as_found or loop.time() >= deadline:
+                return now
+            await asyncio.sleep(_POLL)
+
+    async def _write_back(
+        self, entries: list[Entry], left: dict[tuple[str, int, int | None], object]
+    ) -> None:
+        if not entries:
+            return
+        now = await self._now(entries)
+        differing = [e for e in entries if not same(now.get(e.key), e.as_found)]
+        if not differing:
+            return
+        controls = [_control(e) for e in differing]
+        try:
+            await self.master.operate_controls(self.outstation, controls)
+        except GridwireError as exc:
+            log.error("putting back %s failed: %s", ", ".join(e.name for e in differing), exc)
+        after = await self._now(differing)
+        for entry in differing:
+            if not same(after.get(entry.key), entry.as_found):
+                left[entry.key] = after.get(entry.key)
+
+    async def _select(self, curve: int) -> None:
+        block = self.point_map.curve_block
+        if block is None or await self.shown() == curve:
+            return
+        self._shown = None
+        await self.master.operate_controls(
+            self.outstation, [Control("ao", block.selector, curve, 1)]
+        )
+
+    async def _run_state_back(self, entry: Entry) -> None:
+        if await self.run_state() in (entry.as_found, None):
+            return
+        start = entry.as_found == "started"
+        permission = self.point_map.get(Kind.BO, START_PERMISSION if start else STOP_PERMISSION)
+        if permission is not None:
+            found, _ = await read_points(self.master, self.outstation, [permission])
+            if found and found[0].raw is False:
+                await self.master.operate_controls(
+                    self.outstation, [Control("bo", permission.index, True)]
+                )
+        await self.master.operate_controls(
+            self.outstation, [Control("bo", START if start else STOP, True)]
+        )
+
+
+def _in_window(block: CurveBlock, index: int) -> bool:
+    return block.selector < index < block.output(CURVE_FIRST_X + 2 * block.max_points)
+
+
+def _control(entry: Entry) -> Control:
+    value = entry.as_found
+    if entry.type == "bo":
+        return Control("bo", entry.index, bool(value))
+    variation = entry.variation if entry.variation in (1, 2, 3, 4) else None
+    if variation in (1, 2) and isinstance(value, float) and value.is_integer():
+        value = int(value)
+    assert isinstance(value, int | float)
+    return Control("ao", entry.index, value, variation)
+
+
+def _write(path: Path, data: dict[str, Any] | None) -> None:
+    """Write ``data`` to ``path`` durably (temporary file, fsync, rename, fsync of the
+    folder); None removes the file."""
+    if data is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".tmp")
+    with temporary.open("w", encoding="utf-8") as file:
+        json.dump(data, file, indent=1)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(temporary, path)
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(folder)
+    finally:
+        os.close(folder)
+
+
+def refuse_if_left(path: Path) -> None:
+    """RequestError naming the journal when one is left for the outstation."""
+    if path.exists():
+        raise RequestError(
+            f"a restore journal is left for this outstation ({path}): an earlier evaluation "
+            "did not put back what it changed. Write it back first (gridwire evaluate NAME "
+            "--restore, or the restore_evaluation operation), or discard it "
+            "(--discard-journal)"
+        )
+
+
+async def restore_journal(
+    master: Master, outstation: str, state_dir: Path, settle: float = 5.0
+) -> list[dict[str, object]]:
+    """Write back the journal left for ``outstation``: each point as ``{point, as_found,
+    now, restored}``; the journal is removed when everything is back, else keeps what is
+    not. RequestError when there is none."""
+    settings = master.session(outstation).settings
+    path = journal_path(state_dir, settings)
+    if not path.exists():
+        raise RequestError(f"no restore journal is left for {outstation} ({path})")
+    journal = Journal(master, outstation, point_map_of(master, outstation), path)
+    journal.load()
+    entries = list(journal.entries)
+    master.command_hook(outstation, journal.before)  # what putting back commands, journaled
+    token = JOURNALING.set(True)
+    try:
+        async with master.hold(outstation):
+            left = {item["point"]: item for item in await journal.put_back(settle)}
+    finally:
+        JOURNALING.reset(token)
+        master.command_hook(outstation, None)
+    entries += [e for e in journal.entries if e not in entries]
+    return [
+        {
+            "point": e.name,
+            "as_found": e.as_found,
+            "now": left[e.name]["now"] if e.name in left else e.as_found,
+            "restored": e.name not in left,
+        }
+        for e in entries
+    ]
+
+
+def discard_journal(state_dir: Path, settings: OutstationSettings) -> Path | None:
+    """Remove the journal left for the outstation; its path, or None when there was none."""
+    path = journal_path(state_dir, settings)
+    if not path.exists():
+        return None
+    path.unlink()
+    return path
+
+
+def pending(path: Path) -> list[dict[str, object]]:
+    """What a journal file says is changed, for a report made without reading the
+    outstation (``now`` null: not read)."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        return [left_item(Entry(**item), None) for item in data["entries"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
