@@ -261,3 +261,25 @@ def wait_finished(svc: Service) -> dict[str, Any]:
             return result
         assert time.monotonic() < deadline, status
         time.sleep(0.1)
+
+
+def test_a_second_sigterm_stops_the_check_at_once_and_still_restores(tmp_path: Path) -> None:
+    with der(tmp_path) as (der_port, before), service(tmp_path, "console", der_port) as svc:
+        thread, answered = evaluating(svc, "console")
+        svc.proc.send_signal(signal.SIGTERM)
+        svc.wait_logged("ends after the check under way")
+        # In its wait, the DER stopped and its permission to start withdrawn (the run
+        # state's restore reads the state: aborted before the DER moved, it would see
+        # nothing to put back, a defect of the check's restore, not of the service).
+        svc.wait_logged("[('bo', 3, False, None)]")
+        svc.proc.send_signal(signal.SIGTERM)
+        assert_clean_exit(svc)
+        thread.join(WAIT)
+        after = snapshot(der_port)
+        logged = svc.logged()
+    assert after == before
+    assert "evaluation of der aborted; its restores run" in logged
+    assert "did not end" not in logged
+    answer = answered[0]
+    assert isinstance(answer, dict) and answer["error"]["kind"] == "request", answer
+    assert "aborted" in answer["error"]["message"]
