@@ -1,14 +1,14 @@
-"""An evaluation ended through the service, mid-check in SERV-001.2 (which stops the DER and
-withdraws its permission to start): ``stop``, SIGTERM of ``gridwire console`` and of
-``gridwire serve``, ``cancel_evaluation``, an HTTP client that leaves, a line client that
-closes. Real processes: ``gridwire sim --der`` and ``gridwire console|serve
---allow-control`` as subprocesses. The moment is the check's first command in the service's
-log (the DER is then being stopped). After each, an independent read-only master (a
-:class:`~gridwire.master.Master` of this process, connected once the service let the DER go)
-finds every binary input (but the three operating states measured from the power),
-binary output and analog output as it was before the run; where
-the service or the operation ended first, the service was killed (SIGKILL) the moment it did,
-so nothing could have put the DER back after."""
+"""An evaluation ended through the service mid-check in SERV-001.2 (which stops the DER and
+withdraws its permission to start): ``stop``; SIGTERM, SIGINT or SIGHUP of ``gridwire
+console`` and ``gridwire serve``; a second SIGTERM (which aborts the check);
+``cancel_evaluation``; an HTTP client that leaves; a line client that closes. Real processes:
+``gridwire sim --der`` and ``gridwire console|serve --allow-control``. The moment is the
+check's first command in the service's log (the DER is being stopped). After each, a second
+master of this process, which may not command, finds every binary input (but the three
+operating states measured from the power), binary output and analog output as before the
+run, read once the service ended; where an operation answered first (cancel_evaluation), or
+the run was left to end, the service was killed (SIGKILL) the moment it did, so nothing
+could put the DER back after that moment."""
 
 from __future__ import annotations
 
@@ -64,6 +64,7 @@ def snapshot(port: int) -> dict[str, object]:
             await master.close()
         found = {f"{v.type}{v.index}": (v.value, v.flags) for v in values if v.type in KINDS}
         assert found["bi14"] == (True, ["ONLINE"])  # started, as gridwire sim starts
+        assert {"bo1", "bo2", "bo3", "bo4", "bi15", "ao6"} <= set(found)
         return {key: value for key, value in found.items() if key not in MEASURED}
 
     return asyncio.run(read())
@@ -171,11 +172,21 @@ def assert_clean_exit(svc: Service) -> None:
     assert "Traceback" not in err and "Traceback" not in svc.logged(), err + svc.logged()
 
 
-@pytest.mark.parametrize("kind", ["console", "serve"])
-def test_sigterm_mid_check_exits_after_the_restores(tmp_path: Path, kind: str) -> None:
+@pytest.mark.parametrize(
+    ("kind", "signum"),
+    [
+        ("console", signal.SIGTERM),
+        ("serve", signal.SIGTERM),
+        ("console", signal.SIGINT),
+        ("serve", signal.SIGHUP),
+    ],
+)
+def test_a_signal_mid_check_exits_after_the_restores(
+    tmp_path: Path, kind: str, signum: signal.Signals
+) -> None:
     with der(tmp_path) as (der_port, before), service(tmp_path, kind, der_port) as svc:
         thread, answered = evaluating(svc, kind)
-        svc.proc.send_signal(signal.SIGTERM)
+        svc.proc.send_signal(signum)
         assert_clean_exit(svc)
         thread.join(WAIT)
         after = snapshot(der_port)
