@@ -64,7 +64,7 @@ def snapshot(port: int) -> dict[str, object]:
             await master.close()
         found = {f"{v.type}{v.index}": (v.value, v.flags) for v in values if v.type in KINDS}
         assert found["bi14"] == (True, ["ONLINE"])  # started, as gridwire sim starts
-        assert {"bo1", "bo2", "bo3", "bo4", "bi15", "ao6"} <= set(found)
+        assert {"bo1", "bo2", "bo3", "bo4", "bi15", "ao0"} <= set(found)
         return {key: value for key, value in found.items() if key not in MEASURED}
 
     return asyncio.run(read())
