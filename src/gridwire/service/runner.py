@@ -4,7 +4,7 @@ HTTP service (``console``) or the line service (``serve``) until ``stop`` or a s
 Stopping ends every evaluation under way before anything closes (D125,
 :mod:`gridwire.service.evaluation_ends`): the check under way ends and puts back what it
 changed, its caller gets the report, and only then do the servers and the master close.
-SIGTERM, SIGINT and SIGHUP (where there is one) stop; a second signal while evaluations end
+SIGTERM, SIGINT and SIGHUP (unless ignored, as under nohup) stop; a second signal while evaluations end
 stops the check under way at once (its restores still run, bounded); a third leaves at once,
 and the evaluations not ended are named at ERROR and the exit status is 4.
 
@@ -154,8 +154,9 @@ def _signals_stop(stopping: asyncio.Event) -> Iterator[_Signals]:
     signals = _Signals(stopping)
     installed = []
     wanted = [signal.SIGINT, signal.SIGTERM]
-    if hasattr(signal, "SIGHUP"):
-        wanted.append(signal.SIGHUP)
+    hangup = getattr(signal, "SIGHUP", None)
+    if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN:
+        wanted.append(hangup)  # under nohup it stays ignored
     for signum in wanted:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(signum, signals.received)
