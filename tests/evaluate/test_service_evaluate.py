@@ -178,9 +178,12 @@ async def test_a_second_evaluate_is_refused_and_cancel_stops_the_first(
             "MON-001",
             34,
         )
-        cancelled = ok(await second.call("cancel_evaluation", "der"))
-        assert cancelled == {"outstation": "der", "cancelled": True, "current": "MON-001"}
+        cancelling = asyncio.ensure_future(second.call("cancel_evaluation", "der"))
+        await asyncio.sleep(0.3)
+        assert not cancelling.done()  # answered once the run ended (D125)
         proceed.set()
+        cancelled = ok(await asyncio.wait_for(cancelling, 20))
+        assert cancelled == {"outstation": "der", "cancelled": True, "current": "MON-001"}
         report = ok(await asyncio.wait_for(run, 20))
         last = ok(await second.call("evaluation", "der"))
         assert ok(await second.call("cancel_evaluation", "der"))["cancelled"] is False

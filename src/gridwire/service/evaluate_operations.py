@@ -6,11 +6,22 @@ started with ``--allow-control`` (the spec's Evaluation table: such a check is r
 ``not_run``); the rest still run, reading only, so a read-only service evaluates what it may.
 Every control a writing check sends is logged at INFO as a command naming the check (by the
 run, not by the dispatcher). A second ``evaluate`` against an outstation while one runs is a
-request error (Errors, rule 6).
+request error (Errors, rule 6), and so is one while the service stops.
+
+How a run ends through the service (D125, :mod:`gridwire.service.evaluation_ends`):
+``cancel_evaluation`` answers once the run ended, the check under way having put back what
+it changed. A caller of ``evaluate`` that is cancelled (an HTTP client that left, or the
+server cutting its request short) cancels the run the same way and waits for its end; the
+report stays ``evaluation``'s. The line service cannot tell a client that closed from one
+that half-closed to wait for its answer, and cancels nothing: the run goes on to its end,
+each check restoring as it ends. ``stop`` and the signals end every run before the
+service closes (:mod:`gridwire.service.runner`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -24,7 +35,10 @@ from gridwire.evaluate.output import REPORT_FORMATS, evidence_in_trace, render_r
 from gridwire.evaluate.records import CancelResult, ChecksResult, EvaluationStatus, Report
 from gridwire.evaluate.runner import SETTLE_DEFAULT, Options
 from gridwire.service.context import Context
+from gridwire.service.evaluation_ends import end_evaluation
 from gridwire.service.operation import Operation, OutstationParams, Params, declare
+
+log = logging.getLogger("gridwire.service")
 
 
 class EvaluateParams(OutstationParams):
@@ -90,6 +104,8 @@ def _report_file(context: Context, params: ReportParams) -> ReportFile:
 def _check_evaluate(context: Context, params: EvaluateParams) -> None:
     _options(params).checked()
     context.point_map(params.outstation)
+    if context.stopping.is_set():
+        raise RequestError("the service is stopping: no evaluation starts now")
 
 
 def _options(params: EvaluateParams) -> Options:
@@ -97,9 +113,33 @@ def _options(params: EvaluateParams) -> Options:
 
 
 async def _evaluate(context: Context, params: EvaluateParams) -> Report:
-    return await evaluations_of(context.master).evaluate(
-        params.outstation, _options(params), device_profile=context.device_profile
-    )
+    evaluations = evaluations_of(context.master)
+    outstation = params.outstation
+    try:
+        return await evaluations.evaluate(
+            outstation, _options(params), device_profile=context.device_profile
+        )
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling() == 0:
+            # The run itself was aborted (the service stopping), not this caller.
+            raise RequestError(
+                f"the evaluation of {outstation} was aborted: the service is stopping; the "
+                "check under way ran its restores"
+            ) from None
+        if evaluations.running(outstation):
+            log.info("evaluate on %s: the caller left; its evaluation is cancelled", outstation)
+            await end_evaluation(context.master, outstation)
+            log.info("evaluate on %s: the caller left; its evaluation ended", outstation)
+        raise
+
+
+async def _cancel(context: Context, params: OutstationParams) -> CancelResult:
+    evaluations = evaluations_of(context.master)
+    result = evaluations.cancel(params.outstation)
+    if result.cancelled:
+        await end_evaluation(context.master, params.outstation)
+    return result
 
 
 EVALUATE_OPERATIONS: list[Operation[Any]] = [
@@ -125,7 +165,9 @@ EVALUATE_OPERATIONS: list[Operation[Any]] = [
         "Checks that write run only with --allow-control (else not_run), those that deviate "
         "only with allow_deviations; the service itself is not refused. A run takes minutes; "
         "one at a time per outstation (a second is refused). No answer to the first read, "
-        "or the connection lost during the survey: an error of kind connection.",
+        "or the connection lost during the survey: an error of kind connection. An HTTP "
+        "client that leaves cancels its run (the check under way puts back what it changed); "
+        "on the line service the run goes on to its end.",
     ),
     declare(
         "evaluation",
@@ -149,9 +191,10 @@ EVALUATE_OPERATIONS: list[Operation[Any]] = [
         "cancel_evaluation",
         params=OutstationParams,
         result=CancelResult,
-        handler=lambda c, p: evaluations_of(c.master).cancel(p.outstation),
+        handler=_cancel,
         summary="Stop the running evaluation after the check under way; the rest are not_run",
-        description="The check under way ends and puts back what it changed; the report then "
-        "gives every later check as not_run (cancelled).",
+        description="The check under way ends and puts back what it changed; the answer comes "
+        "once the run ended (its restores done). The report then gives every later check as "
+        "not_run (cancelled).",
     ),
 ]

@@ -1,6 +1,13 @@
 """Running the service: a master built from the configuration, its outstations added, and the
 HTTP service (``console``) or the line service (``serve``) until ``stop`` or a signal.
 
+Stopping ends every evaluation under way before anything closes (D125,
+:mod:`gridwire.service.evaluation_ends`): the check under way ends and puts back what it
+changed, its caller gets the report, and only then do the servers and the master close.
+SIGTERM, SIGINT and SIGHUP (unless ignored, as under nohup) stop; a second signal while evaluations end
+stops the check under way at once (its restores still run, bounded); a third leaves at once,
+and the evaluations not ended are named at ERROR and the exit status is 4.
+
     config = ServiceConfig(outstations=[...])
     exit_code = asyncio.run(run_console(config, announce=print))
 """
@@ -27,6 +34,7 @@ from gridwire.outstation.server import OutstationServer
 from gridwire.runtime import settle_heap
 from gridwire.service.config import ConsoleSettings, ServiceConfig
 from gridwire.service.core import Service
+from gridwire.service.evaluation_ends import end_evaluations
 from gridwire.service.http_server import HttpServer
 from gridwire.service.line import LineServer
 from gridwire.service.operation import OperationTable
@@ -37,6 +45,8 @@ from gridwire.sockets import listening_socket
 log = logging.getLogger("gridwire.service")
 
 DEMO_OUTSTATION = "der"
+LEFT_CHANGED = 4
+"""The exit status when an evaluation could not be ended (what it changed may be left)."""
 Announce = Callable[[str], None]
 
 
@@ -122,19 +132,48 @@ async def _add(
         announce(message)
 
 
+class _Signals:
+    """The stopping signals: the first stops the service, a second ``hurry``s the ending of
+    the evaluations, a third says ``leave`` at once."""
+
+    def __init__(self, stopping: asyncio.Event) -> None:
+        self.stopping = stopping
+        self.hurry = asyncio.Event()
+        self.leave = asyncio.Event()
+
+    def received(self) -> None:
+        for event in (self.stopping, self.hurry, self.leave):
+            if not event.is_set():
+                event.set()
+                return
+
+
 @contextlib.contextmanager
-def _signals_stop(stopping: asyncio.Event) -> Iterator[None]:
+def _signals_stop(stopping: asyncio.Event) -> Iterator[_Signals]:
     loop = asyncio.get_running_loop()
+    signals = _Signals(stopping)
     installed = []
-    for signum in (signal.SIGINT, signal.SIGTERM):
+    wanted = [signal.SIGINT, signal.SIGTERM]
+    hangup = getattr(signal, "SIGHUP", None)
+    if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN:
+        wanted.append(hangup)  # under nohup it stays ignored
+    for signum in wanted:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(signum, stopping.set)
+            loop.add_signal_handler(signum, signals.received)
             installed.append(signum)
     try:
-        yield
+        yield signals
     finally:
         for signum in installed:
             loop.remove_signal_handler(signum)
+
+
+async def _until_stopped(service: Service) -> int:
+    """Wait for ``stop`` or a signal, then end the evaluations under way: the exit status."""
+    with _signals_stop(service.stopping) as signals:
+        await service.stopping.wait()
+        left = await end_evaluations(service.master, hurry=signals.hurry, leave=signals.leave)
+    return LEFT_CHANGED if left else 0
 
 
 def address_line(host: str, port: int, token: str | None) -> str:
@@ -201,9 +240,8 @@ async def run_console(
             "/events, OpenAPI: GET /openapi.json"
         )
         settle_heap()
-        with _signals_stop(service.stopping):
-            await service.stopping.wait()
-    return 0
+        status = await _until_stopped(service)
+    return status
 
 
 async def _start_demo(config: ServiceConfig) -> tuple[OutstationServer, SimulatedDer]:
@@ -226,8 +264,7 @@ async def run_line(
             control = "may command" if config.allow_control else "read-only"
             announce(f"gridwire serve ({control}): listening on {host}:{server.port}")
             settle_heap()
-            with _signals_stop(service.stopping):
-                await service.stopping.wait()
+            status = await _until_stopped(service)
         finally:
             await server.close()
-    return 0
+    return status
