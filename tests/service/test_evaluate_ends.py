@@ -298,3 +298,27 @@ def test_a_second_sigterm_stops_the_check_at_once_and_still_restores(tmp_path: P
         assert answer["result"]["results"][0]["verdict"] == "not_run", answer
     else:  # the service's stand-in abort (the run's task cancelled): an error saying so
         assert "aborted" in answer["error"]["message"], answer
+
+
+def test_restore_evaluation_writes_back_the_journal_a_killed_service_left(
+    tmp_path: Path,
+) -> None:
+    with der(tmp_path) as (der_port, before):
+        with service(tmp_path, "serve", der_port) as svc:
+            thread, _ = evaluating(svc, "serve")
+            svc.wait_logged("[('bo', 3, False, None)]")
+            svc.kill()  # mid-check: the DER stopped, its permission to start withdrawn
+        thread.join(WAIT)
+        assert snapshot(der_port) != before
+        with service(tmp_path, "serve", der_port) as svc:
+            refused = line(svc.port, {"op": "evaluate", "params": EVALUATE})
+            restored = line(svc.port, {"op": "restore_evaluation", "outstation": "der"})
+            again = line(svc.port, {"op": "restore_evaluation", "outstation": "der"})
+            svc.kill()
+        after = snapshot(der_port)
+    assert refused["error"]["kind"] == "request" and "journal" in refused["error"]["message"]
+    points = restored["result"]["points"]
+    assert points and all(p["restored"] for p in points), restored
+    assert {p["point"] for p in points} >= {"BO3", "BO2"}, points
+    assert again["error"]["kind"] == "request" and "no restore journal" in again["error"]["message"]
+    assert after == before

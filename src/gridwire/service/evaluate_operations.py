@@ -32,6 +32,7 @@ from gridwire.errors import RequestError
 from gridwire.evaluate.catalogue import SETS, listing
 from gridwire.evaluate.evaluations import evaluations_of
 from gridwire.evaluate.output import REPORT_FORMATS, evidence_in_trace, render_report
+from gridwire.evaluate.journal import default_state_dir, restore_journal
 from gridwire.evaluate.records import CancelResult, ChecksResult, EvaluationStatus, Report
 from gridwire.evaluate.runner import SETTLE_DEFAULT, Options
 from gridwire.service.context import Context
@@ -142,6 +143,45 @@ async def _cancel(context: Context, params: OutstationParams) -> CancelResult:
     return result
 
 
+class RestoreParams(OutstationParams):
+    settle: float = Field(
+        default=SETTLE_DEFAULT,
+        gt=0,
+        allow_inf_nan=False,
+        description="Seconds to wait for the outstation to reach each state written back",
+    )
+
+
+@dataclass(slots=True)
+class RestoredPoint:
+    point: str
+    as_found: Any
+    now: Any
+    restored: bool
+
+
+@dataclass(slots=True)
+class RestoreResult:
+    outstation: str
+    points: list[RestoredPoint]
+
+
+async def _restore(context: Context, params: RestoreParams) -> RestoreResult:
+    outstation = params.outstation
+    if evaluations_of(context.master).running(outstation):
+        raise RequestError(
+            f"an evaluation of {outstation} is running: its own restores run as it ends"
+        )
+    async with context.master.hold(outstation):
+        found = await restore_journal(
+            context.master, outstation, default_state_dir(), params.settle
+        )
+    points = [
+        RestoredPoint(str(i["point"]), i["as_found"], i["now"], bool(i["restored"])) for i in found
+    ]
+    return RestoreResult(outstation, points)
+
+
 EVALUATE_OPERATIONS: list[Operation[Any]] = [
     declare(
         "checks",
@@ -196,5 +236,17 @@ EVALUATE_OPERATIONS: list[Operation[Any]] = [
         description="The check under way ends and puts back what it changed; the answer comes "
         "once the run ended (its restores done). The report then gives every later check as "
         "not_run (cancelled).",
+    ),
+    declare(
+        "restore_evaluation",
+        params=RestoreParams,
+        result=RestoreResult,
+        handler=_restore,
+        commands=True,
+        summary="Write back what the restore journal of an interrupted evaluation holds",
+        description="A run killed mid-check (kill -9, a power cut) leaves its journal: each "
+        "point it changed, as found. This writes each back and answers it (point, as_found, "
+        "now, restored); the journal is removed once everything is back, else keeps what is "
+        "not. A request error when no journal is left or an evaluation runs.",
     ),
 ]

@@ -7,9 +7,9 @@ Ending a run: it is cancelled (:meth:`~gridwire.evaluate.evaluations.Evaluations
 the check under way ends and puts back what it changed; the rest are ``not_run``
 "cancelled"), and waited for. When the service stops, the check under way gets ``grace``
 seconds to end by itself (or less, when the operator presses: a second signal); beyond, the
-run is aborted (cancelled at once, inside the check: its restores still run, in the
-check's ``finally``) and its restores get :data:`RESTORE_BOUND` seconds (or less, when a
-third signal says leave now). A run that has not ended then is named at ERROR: what its
+run is aborted (:meth:`~gridwire.evaluate.evaluations.Evaluations.abort`: the check stops
+now, its restores still run, within settle + 5 s) and is waited for :data:`RESTORE_BOUND`
+seconds (or less, when a third signal says leave now). A run that has not ended then is named at ERROR: what its
 check changed may be left so.
 """
 
@@ -84,11 +84,8 @@ async def end_evaluations(
 
 
 def _abort(evaluations: Evaluations, outstation: str) -> None:
-    """Stop the check under way now; its restores run (in the check's ``finally``). A
-    stand-in until ``Evaluations`` has an abort of its own (the run's task is its)."""
-    run = evaluations._running.get(outstation)
-    if run is not None:
-        run.task.cancel()
+    """Stop the check under way now; its restores and the journal's run, bounded."""
+    evaluations.abort(outstation)
 
 
 async def _ended(
