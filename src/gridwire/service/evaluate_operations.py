@@ -31,8 +31,8 @@ from pydantic import Field
 from gridwire.errors import RequestError
 from gridwire.evaluate.catalogue import SETS, listing
 from gridwire.evaluate.evaluations import evaluations_of
-from gridwire.evaluate.output import REPORT_FORMATS, evidence_in_trace, render_report
 from gridwire.evaluate.journal import default_state_dir, restore_journal
+from gridwire.evaluate.output import REPORT_FORMATS, evidence_in_trace, render_report
 from gridwire.evaluate.records import CancelResult, ChecksResult, EvaluationStatus, Report
 from gridwire.evaluate.runner import SETTLE_DEFAULT, Options
 from gridwire.service.context import Context
