@@ -62,18 +62,22 @@ export function decodeFrame(hex) {
   const shade = new Array(octets.length).fill("unread");
   const problems = [];
   const layers = [];
+  const info = { link: null, transport: null, app: null, headers: [] };
+  const done = () => ({ layers, shade, problems, octets, info });
   const link = readLink(octets, shade, problems);
   layers.push(link.layer);
-  if (!link.data) return { layers, shade, problems, octets };
+  info.link = link.function ?? null;
+  if (!link.data) return done();
   const { data, positions } = link;
   const mark = (from, to, layer) => {
     for (let k = from; k < to && k < positions.length; k += 1) shade[positions[k]] = layer;
   };
-  if (!data.length) return { layers, shade, problems, octets };
+  if (!data.length) return done();
   const tr = data[0];
   mark(0, 1, "transport");
   const fir = (tr & 0x40) !== 0;
   const fin = (tr & 0x80) !== 0;
+  info.transport = { fir, fin, sequence: tr & 0x3f, payload: data.subarray(1) };
   layers.push({
     name: "Transport",
     fields: [
@@ -86,17 +90,47 @@ export function decodeFrame(hex) {
   if (!fir) {
     mark(1, data.length, "objects");
     layers.push({ name: "Application", fields: [["", "a later segment of a fragment: its header came in an earlier frame"]] });
-    return { layers, shade, problems, octets };
+    return done();
   }
   const app = data.subarray(1);
   const appLayer = readApplication(app, problems);
+  info.app = appLayer.info;
   mark(1, 1 + appLayer.headerLength, "app");
   mark(1 + appLayer.headerLength, data.length, "objects");
   layers.push(appLayer.layer);
   if (app.length > appLayer.headerLength) {
-    layers.push(readObjects(app.subarray(appLayer.headerLength), appLayer.code, fin, problems));
+    const objects = readObjects(app.subarray(appLayer.headerLength), appLayer.code, fin, problems);
+    info.headers = objects.items;
+    layers.push(objects);
   }
-  return { layers, shade, problems, octets };
+  return done();
+}
+
+// A whole fragment (the application octets of its segments joined): its application header
+// and every object, as the Traffic tab shows a fragment that took several frames.
+export function decodeFragment(app) {
+  const problems = [];
+  const appLayer = readApplication(app, problems);
+  const layers = [appLayer.layer];
+  if (app.length > appLayer.headerLength) layers.push(readObjects(app.subarray(appLayer.headerLength), appLayer.code, true, problems));
+  return { layers, problems };
+}
+
+// One line a person scans for: the application function and sequence, the IIN bits that
+// are set, and each object header with its range ("READ g30v0 533-556"); a frame with no
+// application header says what it is instead (a link frame, a later segment).
+export function frameSummary(hex) {
+  const { info } = decodeFrame(hex);
+  if (!info.transport) return info.link ? `link ${info.link}` : "not a frame";
+  if (!info.app) return `segment seq=${info.transport.sequence}${info.transport.fin ? " (last)" : ""} of a fragment`;
+  const parts = [info.app.function, `seq=${info.app.sequence}`];
+  if (info.app.iin !== null) parts.push(info.app.iin.length ? `IIN ${info.app.iin.join(" ")}` : "IIN none");
+  for (const item of info.headers) {
+    const indexes = item.indexes?.length ? `[${item.indexes.join(",")}${item.range && item.indexes.length < Number(item.range.slice(1)) ? ",…" : ""}]` : "";
+    parts.push([item.gv, indexes || (item.range === "all" ? "" : item.range)].filter(Boolean).join(" "));
+  }
+  if (!info.transport.fin) parts.push("… continues");
+  return parts.join(" ");
 }
 
 function readLink(octets, shade, problems) {
@@ -117,6 +151,7 @@ function readLink(octets, shade, problems) {
   const primary = (control & 0x40) !== 0;
   const code = control & 0x0f;
   const name = (primary ? PRIMARY : SECONDARY)[code] ?? `FUNCTION_${code}`;
+  const linkFunction = name;
   fields.push(
     ["start", "05 64"],
     ["length", `${length} (${Math.max(0, length - 5)} octets of user data)`],
@@ -153,14 +188,14 @@ function readLink(octets, shade, problems) {
   if (at < octets.length) {
     fields.push(["after the frame", `${octets.length - at} more octets`]);
   }
-  return { layer, data: Uint8Array.from(data), positions };
+  return { layer, data: Uint8Array.from(data), positions, function: linkFunction };
 }
 
 function readApplication(app, problems) {
   const fields = [];
   if (app.length < 2) {
     problems.push("the application header is cut short");
-    return { layer: { name: "Application", fields }, headerLength: app.length, code: -1 };
+    return { layer: { name: "Application", fields }, headerLength: app.length, code: -1, info: { function: "cut short", sequence: "?", iin: null } };
   }
   const control = app[0];
   const code = app[1];
@@ -170,10 +205,12 @@ function readApplication(app, problems) {
     ["function", `${code} ${functionName(code)}`],
   );
   let headerLength = 2;
+  const info = { function: functionName(code), sequence: control & 0x0f, iin: null };
   if (code >= 0x81 && code <= 0x83) {
     if (app.length >= 4) {
       const iin = app[2] | (app[3] << 8);
       const set = IIN_NAMES.filter((_, bit) => iin & (1 << bit));
+      info.iin = set;
       fields.push(["IIN", `${hex2(app[2])} ${hex2(app[3])}: ${set.join(" ") || "none"}`]);
       headerLength = 4;
     } else {
@@ -181,7 +218,7 @@ function readApplication(app, problems) {
       headerLength = app.length;
     }
   }
-  return { layer: { name: "Application", fields }, headerLength, code };
+  return { layer: { name: "Application", fields }, headerLength, code, info };
 }
 
 // Functions whose requests name objects without carrying their values.
@@ -199,7 +236,7 @@ function readObjects(data, code, fin, problems) {
     const group = reader.u8();
     const variation = reader.u8();
     const qualifier = reader.u8();
-    const item = { title: `g${group}v${variation} ${groupName(group, variation)}`, lines: [] };
+    const item = { title: `g${group}v${variation} ${groupName(group, variation)}`, lines: [], gv: `g${group}v${variation}`, group, range: "", points: [] };
     items.push(item);
     const range = readRange(reader, qualifier, item);
     if (range === null) break;
@@ -242,6 +279,7 @@ function readRange(reader, qualifier, item) {
   const q = `qualifier 0x${hex2(qualifier)}`;
   if (code === 6) {
     item.lines.push(`${q}: all objects (no range)`);
+    item.range = "all";
     return { count: 0, start: null, prefix, all: true };
   }
   const size = RANGE_SIZES[code];
@@ -254,11 +292,13 @@ function readRange(reader, qualifier, item) {
     const start = reader.uint(size);
     const stop = reader.uint(size);
     item.lines.push(`${q}: ${code >= 3 ? "virtual addresses" : "indexes"} ${start}-${stop} (${stop - start + 1})`);
+    item.range = start === stop ? String(start) : `${start}-${stop}`;
     return { count: stop >= start ? stop - start + 1 : 0, start, prefix };
   }
   if (reader.left() < size) return cut(item, q);
   const count = reader.uint(size);
   item.lines.push(`${q}: count ${count}${prefix ? `, each with ${prefix >= 4 ? "a size" : "an index"} prefix` : ""}`);
+  item.range = `×${count}`;
   return { count, start: null, prefix };
 }
 
@@ -270,7 +310,18 @@ function cut(item, q) {
 const SHOWN = 64;
 
 function readValues(reader, range, layout, item) {
-  if (range.all || layout.size === 0) return true;
+  if (range.all) return true;
+  if (layout.size === 0) {
+    // Headers without values (a READ by index list): the indexes alone.
+    const prefixSize = range.prefix >= 1 && range.prefix <= 3 ? PREFIX_SIZES[range.prefix] : 0;
+    for (let i = 0; prefixSize && i < range.count; i += 1) {
+      if (reader.left() < prefixSize) return false;
+      const tag = reader.uint(prefixSize);
+      if (i < 8) item.indexes = [...(item.indexes ?? []), tag];
+      if (i < SHOWN) item.lines.push(`index ${tag}`);
+    }
+    return true;
+  }
   if (layout.size === undefined && !layout.attribute && !layout.bits) {
     item.lines.push("values of this group are not laid out here; objects after it are not read");
     return false;
@@ -286,6 +337,7 @@ function readValues(reader, range, layout, item) {
     for (let i = 0; i < Math.min(range.count, SHOWN); i += 1) {
       const bit = i * layout.bits;
       const v = (reader.octets[first + (bit >> 3)] >> (bit & 7)) & ((1 << layout.bits) - 1);
+      item.points.push({ line: item.lines.length, index: (range.start ?? 0) + i, value: v });
       item.lines.push(`index ${(range.start ?? 0) + i}: ${v}`);
     }
     if (range.count > SHOWN) item.lines.push(`… ${range.count - SHOWN} more`);
@@ -304,6 +356,8 @@ function readValues(reader, range, layout, item) {
       return false;
     }
     const text = layout.read ? layout.read(reader.view, reader.at, size) : `${size} octets`;
+    if (range.prefix >= 1 && range.prefix <= 3 && i < 8) item.indexes = [...(item.indexes ?? []), tag];
+    if (i < SHOWN && range.prefix < 4) item.points.push({ line: item.lines.length, index: tag, value: layout.value ? layout.value(reader.view, reader.at) : null });
     if (i < SHOWN) item.lines.push(`${range.prefix >= 4 ? "object" : "index"} ${range.prefix >= 4 ? i : tag}: ${text}`);
     reader.at += size;
   }
