@@ -6,8 +6,6 @@ Profile views saying what to do on the page when no document was given."""
 
 from __future__ import annotations
 
-import re
-
 import httpx
 
 from tests.console.browser import Watched
@@ -56,6 +54,19 @@ def test_points_show_engineering_values_beside_the_raw(watched: Watched, site: S
     assert row.locator("span.value").inner_text() == binary["state"]
     assert row.locator("span.raw").inner_text() == str(int(binary["raw"]))
     watched.shot("der-points-binary-state")
+    # The filter's placeholder fits its box (measured in the box's own font).
+    room = page.evaluate(
+        """() => {
+            const input = document.querySelector('.pane-points input.filter');
+            const style = getComputedStyle(input);
+            const ctx = document.createElement('canvas').getContext('2d');
+            ctx.font = `${style.fontSize} ${style.fontFamily}`;
+            const inner = input.clientWidth - parseFloat(style.paddingLeft)
+                - parseFloat(style.paddingRight);
+            return inner - ctx.measureText(input.placeholder).width;
+        }"""
+    )
+    assert room > 0, room
     watched.assert_clean()
 
 
@@ -95,9 +106,7 @@ def test_events_show_engineering_values_and_the_tab_counts_them(
     watched.assert_clean()
 
 
-def test_a_disabled_curve_is_set_up_in_the_editor_and_counted(
-    watched: Watched, site: Site
-) -> None:
+def test_a_disabled_curve_is_set_up_in_the_editor_and_counted(watched: Watched, site: Site) -> None:
     page = open_console(watched, site, "der", "der")
     page.click("button[data-part='curve']")
     page.wait_for_selector(".curve-chart", timeout=WAIT_MS)
@@ -183,9 +192,7 @@ def test_operate_says_raw_or_engineering_and_selects_first(watched: Watched, sit
     watched.assert_clean()
 
 
-def test_device_profile_without_a_document_says_what_to_do(
-    watched: Watched, site: Site
-) -> None:
+def test_device_profile_without_a_document_says_what_to_do(watched: Watched, site: Site) -> None:
     from tests.support.net import free_port
 
     answer = httpx.post(

@@ -120,11 +120,13 @@ def test_the_decode_names_points_with_engineering_values(watched: Watched, site:
     page = open_console(watched, site, "der", "traffic")
     answer = der_call(site, "read", points={"ai": [point["index"]]})
     sequence = int(answer["request"][:2], 16) & 0x0F
-    response = page.locator(ROWS).filter(
-        has_text=re.compile(rf"^.*RESPONSE seq={sequence} .*g30v\d+ {point['index']}$")
-    )
-    response.last.click()
+    # The list held still by a filter, so the row clicked is the row meant.
+    page.fill(".pane-traffic input.filter", f"RESPONSE seq={sequence} ")
+    summary = re.compile(rf"RESPONSE seq={sequence} .*g30v\d+ {point['index']}\b")
+    response = page.locator(ROWS).filter(has_text=summary)
+    response.first.click()
     detail = page.locator(".frame-detail")
+    detail.locator(".frame-summary", has_text=summary).wait_for(timeout=WAIT_MS)
     line = detail.locator("li", has=page.locator("strong.point-name"))
     line.first.wait_for(timeout=WAIT_MS)
     value = f"{point['value']:g}" if isinstance(point["value"], float) else str(point["value"])
