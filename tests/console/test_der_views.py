@@ -181,9 +181,12 @@ def test_operate_says_raw_or_engineering_and_selects_first(watched: Watched, sit
     form.locator("input[name='value']").fill("50")
     assert sends.inner_text() == f"{setting['label']}: sends 50, which is 5 {units}"
     form.locator("button[type='submit']").click()
-    said.filter(has_text="read back 50").wait_for(timeout=WAIT_MS)
+    said.filter(has_text=f"read back 5 {units} (raw 50)").wait_for(timeout=WAIT_MS)
     read = der_call(site, "der.read", names=[setting["address"]])["points"][0]
     assert (read["raw"], read["value"]) == (50, 5)
+    # The answer's objects in the result column are in units too, the raw beside them.
+    result = page.locator(".pane-commands .result td.num", has_text=f"5 {units}")
+    assert "raw 50" in result.first.inner_text()
     # A fraction is not a transmitted value: refused on the page, nothing sent.
     form.locator("input[name='value']").fill("5.5")
     form.locator("button[type='submit']").click()

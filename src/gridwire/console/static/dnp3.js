@@ -45,9 +45,17 @@ export const functionName = (code) => RESPONSES[code] ?? FUNCTIONS[code] ?? `FUN
 const hex2 = (n) => n.toString(16).toUpperCase().padStart(2, "0");
 const hex4 = (n) => n.toString(16).toUpperCase().padStart(4, "0");
 
+// Hex digit values by character code (a summary decodes every frame once: this is its
+// hottest loop).
+const NIBBLE = new Uint8Array(128);
+for (let i = 0; i < 16; i += 1) {
+  NIBBLE["0123456789abcdef".charCodeAt(i)] = i;
+  NIBBLE["0123456789ABCDEF".charCodeAt(i)] = i;
+}
+
 export function octetsOf(hex) {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i += 1) out[i] = parseInt(hex.substr(i * 2, 2), 16);
+  const out = new Uint8Array(hex.length >> 1);
+  for (let i = 0, j = 0; i < out.length; i += 1, j += 2) out[i] = (NIBBLE[hex.charCodeAt(j) & 0x7f] << 4) | NIBBLE[hex.charCodeAt(j + 1) & 0x7f];
   return out;
 }
 
@@ -57,7 +65,7 @@ function bits(octet, names) {
 
 // Reads the frame's octets: {layers: [{name, fields, items}], shade: [layer per octet],
 // problems: [text]}.
-export function decodeFrame(hex) {
+export function decodeFrame(hex, light = false) {
   const octets = octetsOf(hex);
   const shade = new Array(octets.length).fill("unread");
   const problems = [];
@@ -99,7 +107,7 @@ export function decodeFrame(hex) {
   mark(1 + appLayer.headerLength, data.length, "objects");
   layers.push(appLayer.layer);
   if (app.length > appLayer.headerLength) {
-    const objects = readObjects(app.subarray(appLayer.headerLength), appLayer.code, fin, problems);
+    const objects = readObjects(app.subarray(appLayer.headerLength), appLayer.code, fin, problems, light);
     info.headers = objects.items;
     layers.push(objects);
   }
@@ -120,7 +128,7 @@ export function decodeFragment(app) {
 // are set, and each object header with its range ("READ g30v0 533-556"); a frame with no
 // application header says what it is instead (a link frame, a later segment).
 export function frameSummary(hex) {
-  const { info } = decodeFrame(hex);
+  const { info } = decodeFrame(hex, true);
   if (!info.transport) return info.link ? `link ${info.link}` : "not a frame";
   if (!info.app) return `segment seq=${info.transport.sequence}${info.transport.fin ? " (last)" : ""} of a fragment`;
   const parts = [info.app.function, `seq=${info.app.sequence}`];
@@ -224,7 +232,8 @@ function readApplication(app, problems) {
 // Functions whose requests name objects without carrying their values.
 const HEADERS_ONLY = new Set([1, 7, 8, 9, 10, 20, 21, 22]);
 
-function readObjects(data, code, fin, problems) {
+// `light`: the headers and ranges only, each object stepped over unread (for a summary).
+function readObjects(data, code, fin, problems, light = false) {
   const items = [];
   const reader = new Reader(data);
   const headersOnly = HEADERS_ONLY.has(code);
@@ -241,7 +250,7 @@ function readObjects(data, code, fin, problems) {
     const range = readRange(reader, qualifier, item);
     if (range === null) break;
     const layout = headersOnly || group === 60 || variation === 0 ? { size: 0 } : objectLayout(group, variation);
-    if (!readValues(reader, range, layout, item)) {
+    if (!readValues(reader, range, layout, item, light)) {
       if (!fin) item.lines.push("… the fragment continues in the next frame");
       break;
     }
@@ -309,7 +318,7 @@ function cut(item, q) {
 
 const SHOWN = 64;
 
-function readValues(reader, range, layout, item) {
+function readValues(reader, range, layout, item, light = false) {
   if (range.all) return true;
   if (layout.size === 0) {
     // Headers without values (a READ by index list): the indexes alone.
@@ -334,7 +343,7 @@ function readValues(reader, range, layout, item) {
       return false;
     }
     const first = reader.at;
-    for (let i = 0; i < Math.min(range.count, SHOWN); i += 1) {
+    for (let i = 0; !light && i < Math.min(range.count, SHOWN); i += 1) {
       const bit = i * layout.bits;
       const v = (reader.octets[first + (bit >> 3)] >> (bit & 7)) & ((1 << layout.bits) - 1);
       item.points.push({ line: item.lines.length, index: (range.start ?? 0) + i, value: v });
@@ -355,8 +364,12 @@ function readValues(reader, range, layout, item) {
       item.lines.push(`object ${i + 1} of ${range.count} is cut short`);
       return false;
     }
-    const text = layout.read ? layout.read(reader.view, reader.at, size) : `${size} octets`;
     if (range.prefix >= 1 && range.prefix <= 3 && i < 8) item.indexes = [...(item.indexes ?? []), tag];
+    if (light) {
+      reader.at += size;
+      continue;
+    }
+    const text = layout.read ? layout.read(reader.view, reader.at, size) : `${size} octets`;
     if (i < SHOWN && range.prefix < 4) item.points.push({ line: item.lines.length, index: tag, value: layout.value ? layout.value(reader.view, reader.at) : null });
     if (i < SHOWN) item.lines.push(`${range.prefix >= 4 ? "object" : "index"} ${range.prefix >= 4 ? i : tag}: ${text}`);
     reader.at += size;

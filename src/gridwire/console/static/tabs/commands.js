@@ -5,7 +5,7 @@
 
 import { call, typedNumber } from "../api.js";
 import { act, field, h, message, options, replace } from "../dom.js";
-import { engineering, hexBody, indexList, ms, number, value } from "../format.js";
+import { engineering, hexBody, indexList, ms, number, pointValue } from "../format.js";
 import { deviationsPanel } from "../deviations.js";
 import { showResult } from "../result.js";
 import { POINT_TYPES, on, outstationStatus, state, station } from "../store.js";
@@ -179,7 +179,8 @@ export function create(ctx) {
       if (opReadBack.checked && answer.operated) {
         const back = await call("read", { points: { [type]: [index] } }, state.selected);
         const found = back.objects.find((o) => o.type === type && o.index === index);
-        said += found ? `; read back ${value(found.value)}` : "; not in the read back";
+        const shown = found ? pointValue(outstationStatus(state.selected)?.profile ? station(state.selected).points.get(`${type}:${index}`) ?? null : null, found.value) : null;
+        said += found ? `; read back ${shown.text}${shown.raw !== "" ? ` (raw ${shown.raw})` : ""}` : "; not in the read back";
         showResult(result.appendChild(h("div")), "read back", back);
       }
       return said;

@@ -243,6 +243,23 @@ export function create() {
     table.setItems(shown);
   }
 
+  // Summaries are made as frames arrive, a slice at a time when the page is idle, so the
+  // first filter over a long list finds them made (D129).
+  const waiting = [];
+  const idle = window.requestIdleCallback ?? ((fn) => setTimeout(() => fn({ timeRemaining: () => 8 }), 50));
+  function warm(deadline) {
+    while (waiting.length && deadline.timeRemaining() > 1) {
+      for (const f of waiting.splice(0, 200)) shortSummary(f);
+    }
+    if (waiting.length) idle(warm);
+  }
+  on("frames", (_name, fresh) => {
+    if (!fresh?.length) return;
+    if (!waiting.length) idle(warm);
+    waiting.push(...fresh);
+    if (waiting.length > 40000) waiting.splice(0, waiting.length - 40000);
+  });
+
   on("select", () => {
     paused = null;
     pause.textContent = "Pause";
