@@ -48,7 +48,7 @@ export function objectsTable(objects) {
       h("td", null, o.type ?? ""),
       h("td", null, gv(o.group, o.variation)),
       h("td", { class: "num" }, o.index ?? ""),
-      h("td", null, o.name ?? ""),
+      h("td", { class: "name", title: o.name ?? "" }, o.name ?? ""),
       h("td", { class: "num" }, objectValue(o)),
       h("td", null, flags(o.flags)),
       h("td", null, o.event ? "event" : "static"),
@@ -85,7 +85,7 @@ function operateCard(r) {
       h(
         "tbody",
         null,
-        r.statuses.map((s) => h("tr", null, h("td", null, s.type), h("td", { class: "num" }, s.index), h("td", null, s.name ?? ""), h("td", null, `v${s.variation}`), h("td", { class: "num" }, value(s.value)), h("td", null, s.status ?? ""), h("td", null, s.echoed ? "yes" : "no"))),
+        r.statuses.map((s) => h("tr", null, h("td", null, s.type), h("td", { class: "num" }, s.index), h("td", { class: "name", title: s.name ?? "" }, s.name ?? ""), h("td", null, `v${s.variation}`), h("td", { class: "num" }, value(s.value)), h("td", null, s.status ?? ""), h("td", null, s.echoed ? "yes" : "no"))),
       ),
     ),
     r.exchanges.map(exchangeCard),

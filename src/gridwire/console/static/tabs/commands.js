@@ -153,6 +153,10 @@ export function create(ctx) {
     }
     const units = meta?.units ? ` ${meta.units}` : "";
     const named = meta?.label ? `${meta.label}: ` : "";
+    if (opScale.value === "raw" && !Number.isInteger(n) && !["3", "4"].includes(opVariation.value)) {
+      opSends.textContent = `${named}a value as transmitted is a whole number`;
+      return;
+    }
     if (opScale.value === "engineering") {
       const raw = Math.round((n - meta.offset) / meta.multiplier);
       opSends.textContent = `${named}${number(n)}${units} is sent as ${raw}`;
@@ -163,6 +167,7 @@ export function create(ctx) {
   opType.addEventListener("change", syncOperate);
   for (const input of [opIndex, opValue]) input.addEventListener("input", showSends);
   opScale.addEventListener("change", showSends);
+  opVariation.addEventListener("change", showSends);
   syncOperate();
   opForm.addEventListener("submit", (event) => {
     event.preventDefault();
