@@ -245,3 +245,15 @@ def site_document(site: Site) -> bytes:
     from gridwire.simulator.device_profile import der_device_profile
 
     return der_device_profile(site.der.device, port=site.der.port)  # type: ignore[arg-type]
+
+
+def test_der_readings_name_a_state_once(watched: Watched, site: Site) -> None:
+    nameplate = der_call(site, "der.read", group="Nameplate")["points"]
+    binary = next(p for p in nameplate if p["type"] == "bi" and p["state"])
+    page = open_console(watched, site, "der", "der")
+    cell = page.locator(f".der-points tr[data-key='bi:{binary['index']}'] td").nth(2)
+    cell.wait_for(timeout=WAIT_MS)
+    assert cell.inner_text() == binary["state"]  # not "true Supported"
+    assert cell.get_attribute("title") == f"as transmitted: {str(binary['raw']).lower()}"
+    watched.shot("der-der-readings-state-once")
+    watched.assert_clean()
