@@ -151,29 +151,81 @@ def test_der_device_profile_compare_and_document(watched: Watched, site: Site) -
     watched.assert_clean()
 
 
-def test_der_settings_are_written_and_read_back(watched: Watched, site: Site) -> None:
+def test_der_settings_show_present_values_what_was_sent_and_the_mirror(
+    watched: Watched, site: Site
+) -> None:
     functions = der_call(site, "der.functions")["functions"]
-    volt_watt = next(f for f in functions if f["key"] == "volt-watt")
-    setting = next(
-        s
-        for s in volt_watt["settings"]
-        if s["states"] is None
-        and s["minimum"] is not None
-        and s["maximum"] is not None
-        and s["maximum"] > s["minimum"] + 1
+    # A setting sent in tenths (multiplier 0.1) with units and a mirror input.
+    function, setting = next(
+        (f, s)
+        for f in functions
+        for s in f["settings"]
+        if s["multiplier"] == 0.1 and s["units"] and s["mirror"] and s["minimum"] is not None
     )
-    wanted = setting["minimum"] + 1
     page = open_console(watched, site, "der", "der")
     page.click("button[data-part='functions']")
-    card = page.locator(".der-function[data-key='volt-watt']")
+    card = page.locator(f".der-function[data-key='{function['key']}']")
+    chevron = card.locator("summary .chevron")
+    chevron.wait_for(timeout=WAIT_MS)
+    closed = chevron.evaluate("e => getComputedStyle(e).transform")
+    watched.shot("der-der-functions-closed")
     card.locator("summary strong").click()
-    card.locator(f"input[aria-label='{setting['label']}']").fill(_number(wanted))
+    # The card opens (its chevron turns) and reads its settings' present values at once.
+    assert chevron.evaluate("e => getComputedStyle(e).transform") != closed
+    row = card.locator(f"tr[data-address='{setting['address']}']")
+    present = row.locator("td.present")
+    page.wait_for_function(
+        "e => e.textContent !== '…'", arg=present.element_handle(), timeout=WAIT_MS
+    )
+    now = der_call(site, "der.read", names=[setting["address"]])["points"][0]
+    assert present.inner_text() == f"{_number(now['value'])} {setting['units']}"
+    low, high = _number(setting["minimum"]), _number(setting["maximum"])
+    assert row.locator("td.range").inner_text() == f"{low} … {high} {setting['units']}"
+    assert row.locator("td.verdict").inner_text().startswith(setting["mirror"])
+    watched.shot("der-der-functions-open")
+
+    # 1 (in the setting's units) is sent as 10 (tenths); the mirror reads 1 back.
+    wanted = setting["minimum"] + 1
+    row.locator("input").fill(_number(wanted))
     card.locator("button:text-is('Write and read back')").click()
-    said = card.locator("form.settings .msg")
+    said = card.locator("form.settings > .buttons .msg")
     said.filter(has_text="written").wait_for(timeout=WAIT_MS)
-    assert said.inner_text() == "written and verified"
-    assert card.locator("td.verdict", has_text="✓ matches").count() == 1
+    assert said.inner_text() == "1 setting written and verified"
+    raw = round(wanted / 0.1)
+    units = setting["units"]
+    assert row.locator("td.sent").inner_text() == f"sent {raw} for {_number(wanted)} {units}"
+    back = row.locator("td.verdict").inner_text()
+    assert back == f"{setting['mirror']} {_number(wanted)} {units} (raw {raw}) ✓ matches" or (
+        back.startswith(f"{setting['mirror']} {_number(wanted)} {units} (raw {raw})")
+        and back.endswith("✓ matches")
+    ), back
+    page.wait_for_function(
+        "([e, t]) => e.textContent === t",
+        arg=[present.element_handle(), f"{_number(wanted)} {units}"],
+        timeout=WAIT_MS,
+    )
     watched.shot("der-der-settings-written")
-    read = der_call(site, "der.read", names=[setting["address"]])["points"][0]
-    assert read["value"] == wanted
+    read = der_call(site, "der.read", names=[setting["address"], setting["mirror"]])["points"]
+    assert [p["value"] for p in read] == [wanted, wanted]
+    assert read[0]["raw"] == raw
+    watched.assert_clean()
+
+
+def test_der_functions_header_count_follows_an_enable(watched: Watched, site: Site) -> None:
+    page = open_console(watched, site, "der", "der")
+    page.click("button[data-part='functions']")
+    said = page.locator(".der > .der-part > div > .buttons .msg")
+    said.filter(has_text="functions").wait_for(timeout=WAIT_MS)
+    before = int(re.search(r"(\d+) enabled", said.inner_text()).group(1))  # type: ignore[union-attr]
+    functions = der_call(site, "der.functions")["functions"]
+    off = next(f for f in functions if not f["enabled"] and f["supported"])
+    switch = page.locator(f"input[data-function='{off['key']}']")
+    # The switch looks like one: a track beside an invisible checkbox.
+    track = page.locator(f".der-function[data-key='{off['key']}'] .toggle-switch .track")
+    assert track.bounding_box()["width"] > track.bounding_box()["height"]  # type: ignore[index]
+    switch.check()
+    said.filter(has_text=f"{before + 1} enabled").wait_for(timeout=WAIT_MS)
+    watched.shot("der-der-functions-count-follows")
+    switch.uncheck()
+    said.filter(has_text=f"{before} enabled").wait_for(timeout=WAIT_MS)
     watched.assert_clean()

@@ -25,7 +25,13 @@ def test_profile_lists_each_kind_apart_with_the_spec_fields() -> None:
         "enumeration": [{"value": 1, "name": "IEC"}, {"value": 2, "name": "IEEE"}],
         "mandatory": False,
         "section": "",
+        "units": None,
+        "multiplier": 1.0,
+        "offset": 0.0,
     }
+    # AI29 is sent in tenths of a volt: the record says so, for a page to show 2783 as 278.3 V.
+    reference = next(p for p in data["ai"] if p["index"] == 29)
+    assert (reference["units"], reference["multiplier"], reference["offset"]) == ("V", 0.1, 0.0)
 
 
 def test_a_binary_point_gives_its_two_states_as_its_enumeration() -> None:

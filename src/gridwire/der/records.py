@@ -19,7 +19,10 @@ from gridwire.der.text import EnumValue
 @dataclass(slots=True)
 class ProfilePoint:
     """A point of a profile, as the ``profile`` operation answers it. ``enumeration`` lists an analog point's values, or a
-    binary point's two states (values 0 and 1) when the tables name them."""
+    binary point's two states (values 0 and 1) when the tables name them. ``units``,
+    ``multiplier`` and ``offset`` give a transmitted value its engineering value
+    (raw x multiplier + offset), so a page can show both (D128); ``units`` is None where the
+    tables give none."""
 
     index: int
     name: str
@@ -27,6 +30,9 @@ class ProfilePoint:
     enumeration: list[EnumValue] | None
     mandatory: bool
     section: str
+    units: str | None = None
+    multiplier: float = 1.0
+    offset: float = 0.0
 
 
 @dataclass(slots=True)
@@ -56,7 +62,17 @@ def profile_point(point: Point) -> ProfilePoint:
         enumeration=enumeration,
         mandatory=point.mandatory,
         section=point.section,
+        units=_units(point.units),
+        multiplier=point.multiplier,
+        offset=point.offset,
     )
+
+
+def _units(units: str | None) -> str | None:
+    """The tables' units, None for an empty cell or one that says there are none."""
+    if units is None or units.strip().casefold() in ("", "n/a", "na", "none"):
+        return None
+    return units
 
 
 def profile_of(point_map: PointMap) -> Profile:

@@ -45,9 +45,17 @@ export const functionName = (code) => RESPONSES[code] ?? FUNCTIONS[code] ?? `FUN
 const hex2 = (n) => n.toString(16).toUpperCase().padStart(2, "0");
 const hex4 = (n) => n.toString(16).toUpperCase().padStart(4, "0");
 
+// Hex digit values by character code (a summary decodes every frame once: this is its
+// hottest loop).
+const NIBBLE = new Uint8Array(128);
+for (let i = 0; i < 16; i += 1) {
+  NIBBLE["0123456789abcdef".charCodeAt(i)] = i;
+  NIBBLE["0123456789ABCDEF".charCodeAt(i)] = i;
+}
+
 export function octetsOf(hex) {
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i += 1) out[i] = parseInt(hex.substr(i * 2, 2), 16);
+  const out = new Uint8Array(hex.length >> 1);
+  for (let i = 0, j = 0; i < out.length; i += 1, j += 2) out[i] = (NIBBLE[hex.charCodeAt(j) & 0x7f] << 4) | NIBBLE[hex.charCodeAt(j + 1) & 0x7f];
   return out;
 }
 
@@ -57,23 +65,27 @@ function bits(octet, names) {
 
 // Reads the frame's octets: {layers: [{name, fields, items}], shade: [layer per octet],
 // problems: [text]}.
-export function decodeFrame(hex) {
+export function decodeFrame(hex, light = false) {
   const octets = octetsOf(hex);
   const shade = new Array(octets.length).fill("unread");
   const problems = [];
   const layers = [];
+  const info = { link: null, transport: null, app: null, headers: [] };
+  const done = () => ({ layers, shade, problems, octets, info });
   const link = readLink(octets, shade, problems);
   layers.push(link.layer);
-  if (!link.data) return { layers, shade, problems, octets };
+  info.link = link.function ?? null;
+  if (!link.data) return done();
   const { data, positions } = link;
   const mark = (from, to, layer) => {
     for (let k = from; k < to && k < positions.length; k += 1) shade[positions[k]] = layer;
   };
-  if (!data.length) return { layers, shade, problems, octets };
+  if (!data.length) return done();
   const tr = data[0];
   mark(0, 1, "transport");
   const fir = (tr & 0x40) !== 0;
   const fin = (tr & 0x80) !== 0;
+  info.transport = { fir, fin, sequence: tr & 0x3f, payload: data.subarray(1) };
   layers.push({
     name: "Transport",
     fields: [
@@ -86,17 +98,47 @@ export function decodeFrame(hex) {
   if (!fir) {
     mark(1, data.length, "objects");
     layers.push({ name: "Application", fields: [["", "a later segment of a fragment: its header came in an earlier frame"]] });
-    return { layers, shade, problems, octets };
+    return done();
   }
   const app = data.subarray(1);
   const appLayer = readApplication(app, problems);
+  info.app = appLayer.info;
   mark(1, 1 + appLayer.headerLength, "app");
   mark(1 + appLayer.headerLength, data.length, "objects");
   layers.push(appLayer.layer);
   if (app.length > appLayer.headerLength) {
-    layers.push(readObjects(app.subarray(appLayer.headerLength), appLayer.code, fin, problems));
+    const objects = readObjects(app.subarray(appLayer.headerLength), appLayer.code, fin, problems, light);
+    info.headers = objects.items;
+    layers.push(objects);
   }
-  return { layers, shade, problems, octets };
+  return done();
+}
+
+// A whole fragment (the application octets of its segments joined): its application header
+// and every object, as the Traffic tab shows a fragment that took several frames.
+export function decodeFragment(app) {
+  const problems = [];
+  const appLayer = readApplication(app, problems);
+  const layers = [appLayer.layer];
+  if (app.length > appLayer.headerLength) layers.push(readObjects(app.subarray(appLayer.headerLength), appLayer.code, true, problems));
+  return { layers, problems };
+}
+
+// One line a person scans for: the application function and sequence, the IIN bits that
+// are set, and each object header with its range ("READ g30v0 533-556"); a frame with no
+// application header says what it is instead (a link frame, a later segment).
+export function frameSummary(hex) {
+  const { info } = decodeFrame(hex, true);
+  if (!info.transport) return info.link ? `link ${info.link}` : "not a frame";
+  if (!info.app) return `segment seq=${info.transport.sequence}${info.transport.fin ? " (last)" : ""} of a fragment`;
+  const parts = [info.app.function, `seq=${info.app.sequence}`];
+  if (info.app.iin !== null) parts.push(info.app.iin.length ? `IIN ${info.app.iin.join(" ")}` : "IIN none");
+  for (const item of info.headers) {
+    const indexes = item.indexes?.length ? `[${item.indexes.join(",")}${item.range && item.indexes.length < Number(item.range.slice(1)) ? ",…" : ""}]` : "";
+    parts.push([item.gv, indexes || (item.range === "all" ? "" : item.range)].filter(Boolean).join(" "));
+  }
+  if (!info.transport.fin) parts.push("… continues");
+  return parts.join(" ");
 }
 
 function readLink(octets, shade, problems) {
@@ -117,6 +159,7 @@ function readLink(octets, shade, problems) {
   const primary = (control & 0x40) !== 0;
   const code = control & 0x0f;
   const name = (primary ? PRIMARY : SECONDARY)[code] ?? `FUNCTION_${code}`;
+  const linkFunction = name;
   fields.push(
     ["start", "05 64"],
     ["length", `${length} (${Math.max(0, length - 5)} octets of user data)`],
@@ -153,14 +196,14 @@ function readLink(octets, shade, problems) {
   if (at < octets.length) {
     fields.push(["after the frame", `${octets.length - at} more octets`]);
   }
-  return { layer, data: Uint8Array.from(data), positions };
+  return { layer, data: Uint8Array.from(data), positions, function: linkFunction };
 }
 
 function readApplication(app, problems) {
   const fields = [];
   if (app.length < 2) {
     problems.push("the application header is cut short");
-    return { layer: { name: "Application", fields }, headerLength: app.length, code: -1 };
+    return { layer: { name: "Application", fields }, headerLength: app.length, code: -1, info: { function: "cut short", sequence: "?", iin: null } };
   }
   const control = app[0];
   const code = app[1];
@@ -170,10 +213,12 @@ function readApplication(app, problems) {
     ["function", `${code} ${functionName(code)}`],
   );
   let headerLength = 2;
+  const info = { function: functionName(code), sequence: control & 0x0f, iin: null };
   if (code >= 0x81 && code <= 0x83) {
     if (app.length >= 4) {
       const iin = app[2] | (app[3] << 8);
       const set = IIN_NAMES.filter((_, bit) => iin & (1 << bit));
+      info.iin = set;
       fields.push(["IIN", `${hex2(app[2])} ${hex2(app[3])}: ${set.join(" ") || "none"}`]);
       headerLength = 4;
     } else {
@@ -181,13 +226,14 @@ function readApplication(app, problems) {
       headerLength = app.length;
     }
   }
-  return { layer: { name: "Application", fields }, headerLength, code };
+  return { layer: { name: "Application", fields }, headerLength, code, info };
 }
 
 // Functions whose requests name objects without carrying their values.
 const HEADERS_ONLY = new Set([1, 7, 8, 9, 10, 20, 21, 22]);
 
-function readObjects(data, code, fin, problems) {
+// `light`: the headers and ranges only, each object stepped over unread (for a summary).
+function readObjects(data, code, fin, problems, light = false) {
   const items = [];
   const reader = new Reader(data);
   const headersOnly = HEADERS_ONLY.has(code);
@@ -199,12 +245,12 @@ function readObjects(data, code, fin, problems) {
     const group = reader.u8();
     const variation = reader.u8();
     const qualifier = reader.u8();
-    const item = { title: `g${group}v${variation} ${groupName(group, variation)}`, lines: [] };
+    const item = { title: `g${group}v${variation} ${groupName(group, variation)}`, lines: [], gv: `g${group}v${variation}`, group, range: "", points: [] };
     items.push(item);
     const range = readRange(reader, qualifier, item);
     if (range === null) break;
     const layout = headersOnly || group === 60 || variation === 0 ? { size: 0 } : objectLayout(group, variation);
-    if (!readValues(reader, range, layout, item)) {
+    if (!readValues(reader, range, layout, item, light)) {
       if (!fin) item.lines.push("… the fragment continues in the next frame");
       break;
     }
@@ -242,6 +288,7 @@ function readRange(reader, qualifier, item) {
   const q = `qualifier 0x${hex2(qualifier)}`;
   if (code === 6) {
     item.lines.push(`${q}: all objects (no range)`);
+    item.range = "all";
     return { count: 0, start: null, prefix, all: true };
   }
   const size = RANGE_SIZES[code];
@@ -254,11 +301,13 @@ function readRange(reader, qualifier, item) {
     const start = reader.uint(size);
     const stop = reader.uint(size);
     item.lines.push(`${q}: ${code >= 3 ? "virtual addresses" : "indexes"} ${start}-${stop} (${stop - start + 1})`);
+    item.range = start === stop ? String(start) : `${start}-${stop}`;
     return { count: stop >= start ? stop - start + 1 : 0, start, prefix };
   }
   if (reader.left() < size) return cut(item, q);
   const count = reader.uint(size);
   item.lines.push(`${q}: count ${count}${prefix ? `, each with ${prefix >= 4 ? "a size" : "an index"} prefix` : ""}`);
+  item.range = `×${count}`;
   return { count, start: null, prefix };
 }
 
@@ -269,8 +318,19 @@ function cut(item, q) {
 
 const SHOWN = 64;
 
-function readValues(reader, range, layout, item) {
-  if (range.all || layout.size === 0) return true;
+function readValues(reader, range, layout, item, light = false) {
+  if (range.all) return true;
+  if (layout.size === 0) {
+    // Headers without values (a READ by index list): the indexes alone.
+    const prefixSize = range.prefix >= 1 && range.prefix <= 3 ? PREFIX_SIZES[range.prefix] : 0;
+    for (let i = 0; prefixSize && i < range.count; i += 1) {
+      if (reader.left() < prefixSize) return false;
+      const tag = reader.uint(prefixSize);
+      if (i < 8) item.indexes = [...(item.indexes ?? []), tag];
+      if (i < SHOWN) item.lines.push(`index ${tag}`);
+    }
+    return true;
+  }
   if (layout.size === undefined && !layout.attribute && !layout.bits) {
     item.lines.push("values of this group are not laid out here; objects after it are not read");
     return false;
@@ -283,9 +343,10 @@ function readValues(reader, range, layout, item) {
       return false;
     }
     const first = reader.at;
-    for (let i = 0; i < Math.min(range.count, SHOWN); i += 1) {
+    for (let i = 0; !light && i < Math.min(range.count, SHOWN); i += 1) {
       const bit = i * layout.bits;
       const v = (reader.octets[first + (bit >> 3)] >> (bit & 7)) & ((1 << layout.bits) - 1);
+      item.points.push({ line: item.lines.length, index: (range.start ?? 0) + i, value: v });
       item.lines.push(`index ${(range.start ?? 0) + i}: ${v}`);
     }
     if (range.count > SHOWN) item.lines.push(`… ${range.count - SHOWN} more`);
@@ -303,7 +364,13 @@ function readValues(reader, range, layout, item) {
       item.lines.push(`object ${i + 1} of ${range.count} is cut short`);
       return false;
     }
+    if (range.prefix >= 1 && range.prefix <= 3 && i < 8) item.indexes = [...(item.indexes ?? []), tag];
+    if (light) {
+      reader.at += size;
+      continue;
+    }
     const text = layout.read ? layout.read(reader.view, reader.at, size) : `${size} octets`;
+    if (i < SHOWN && range.prefix < 4) item.points.push({ line: item.lines.length, index: tag, value: layout.value ? layout.value(reader.view, reader.at) : null });
     if (i < SHOWN) item.lines.push(`${range.prefix >= 4 ? "object" : "index"} ${range.prefix >= 4 ? i : tag}: ${text}`);
     reader.at += size;
   }

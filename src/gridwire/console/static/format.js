@@ -42,6 +42,43 @@ export function value(v) {
     .join(" ");
 }
 
+// Decimal places a multiplier or offset is written with (0.1: 1, 0.25: 2, 10: 0).
+function places(n) {
+  const text = String(n);
+  if (/e-/.test(text)) return Number(text.split("e-")[1]);
+  const dot = text.indexOf(".");
+  return dot < 0 ? 0 : text.length - dot - 1;
+}
+
+// A transmitted value in a point's units, as the service's der.read scales it (raw x
+// multiplier + offset, rounded to the scaling's decimals); a float is a floating-point
+// variation's value, already in engineering units.
+export function engineering(meta, raw) {
+  if (!Number.isInteger(raw)) return raw;
+  const scaled = raw * (meta.multiplier ?? 1) + (meta.offset ?? 0);
+  return Number(scaled.toFixed(Math.min(12, Math.max(places(meta.multiplier ?? 1), places(meta.offset ?? 0)))));
+}
+
+const scales = (meta) => Boolean(meta) && ((meta.multiplier ?? 1) !== 1 || (meta.offset ?? 0) !== 0 || Boolean(meta.units));
+
+// A point's value as a person reads it, given what the profile says of it (`meta`: units,
+// multiplier, offset, enumeration; null without a profile): {text, raw}. A state is named
+// once (raw holds its bit), an analog is in its units (raw holds the number sent), and
+// without a profile the value is as transmitted with no raw beside it.
+export function pointValue(meta, v) {
+  if (v === null || v === undefined) return { text: "", raw: "" };
+  if ((typeof v === "boolean" || typeof v === "number") && meta?.enumeration) {
+    const n = Number(v);
+    const found = meta.enumeration.find((e) => e.value === n);
+    if (found) return { text: found.name, raw: typeof v === "boolean" ? String(n) : value(v) };
+  }
+  if (typeof v === "number" && scales(meta)) {
+    const units = meta.units ? ` ${meta.units}` : "";
+    return { text: `${number(engineering(meta, v))}${units}`, raw: value(v) };
+  }
+  return { text: value(v), raw: "" };
+}
+
 export function flags(list) {
   if (list === null || list === undefined) return "";
   return list.length ? list.join(" ") : "—";

@@ -66,7 +66,8 @@ function openTab(id, argument) {
 function renderHeader() {
   const s = state.status;
   title.textContent = state.selected ? state.selected : "no outstation chosen";
-  control.textContent = s ? (s.allow_control ? "may command" : "read-only") : "";
+  control.textContent = s ? (s.allow_control ? "control allowed" : "read-only") : "";
+  control.title = s ? (s.allow_control ? "started with --allow-control: this console may send controls to the outstations" : "started without --allow-control: nothing that commands an outstation is sent") : "";
   control.className = `badge ${s?.allow_control ? "control" : ""}`;
   const entry = outstationStatus(state.selected);
   const on = Object.keys(entry?.deviations ?? {});
@@ -74,6 +75,28 @@ function renderHeader() {
   if (on.length) {
     replace(banner, h("strong", null, "Deviations on: "), on.join(", "), " — the master is breaking these protocol rules on purpose.");
   }
+}
+
+// The Events and Traffic tabs carry how many events and frames the page holds.
+const COUNTED = { events: (s) => s.events.length, traffic: (s) => s.frames.length };
+let countsPending = false;
+
+function renderCounts() {
+  countsPending = false;
+  const s = state.selected ? state.stations.get(state.selected) : null;
+  for (const tab of tabs) {
+    const count = COUNTED[tab.id];
+    if (!count) continue;
+    const text = s ? String(count(s)) : "";
+    if (tab.count.textContent !== text) tab.count.textContent = text;
+    tab.count.hidden = !s;
+  }
+}
+
+function scheduleCounts() {
+  if (countsPending) return;
+  countsPending = true;
+  requestAnimationFrame(renderCounts);
 }
 
 function renderStream() {
@@ -86,7 +109,8 @@ function layout() {
   for (const module of TAB_MODULES) {
     const tab = module.create(ctx);
     tab.needs = module.needs ?? [];
-    tab.button = h("button", { type: "button", role: "tab", id: `tab-${tab.id}`, hidden: tab.needs.length > 0, onclick: () => openTab(tab.id) }, tab.title);
+    tab.count = COUNTED[tab.id] ? h("span", { class: "tab-count", hidden: true }) : null;
+    tab.button = h("button", { type: "button", role: "tab", id: `tab-${tab.id}`, hidden: tab.needs.length > 0, onclick: () => openTab(tab.id) }, tab.title, tab.count);
     tab.el.hidden = true;
     tab.el.setAttribute("role", "tabpanel");
     tab.el.classList.add("pane", `pane-${tab.id}`);
@@ -112,6 +136,8 @@ function layout() {
   });
   on("stream", renderStream);
   renderStream();
+  for (const topic of ["events", "frames", "select", "resynced"]) on(topic, scheduleCounts);
+  setInterval(scheduleCounts, 1000); // a Clear empties a list without telling anyone
 }
 
 async function loadSchema() {

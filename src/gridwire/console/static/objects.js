@@ -114,9 +114,23 @@ function describe(group, name, raw) {
   }
 }
 
+const VALUE_FIELDS = new Set(["i32", "i16", "u32", "u16", "f32", "f64"]);
+
 function reader(group, fields) {
   const parts = fields.split(" ");
   const size = parts.reduce((sum, name) => sum + FIELDS[name][0], 0);
+  // The object's value field alone (a number), for a page that names and scales points; a
+  // float field is kept a float even when whole, so it is not taken for a transmitted count.
+  const value = (view, at) => {
+    let offset = at;
+    for (const name of parts) {
+      const [width, get] = FIELDS[name];
+      if (VALUE_FIELDS.has(name)) return name.startsWith("f") ? { float: get(view, offset) } : get(view, offset);
+      if (name === "f" && (group === 1 || group === 2 || group === 10 || group === 11)) return (get(view, offset) & 0x80) !== 0;
+      offset += width;
+    }
+    return null;
+  };
   const read = (view, at) => {
     const out = [];
     let offset = at;
@@ -127,7 +141,7 @@ function reader(group, fields) {
     }
     return out.join(", ");
   };
-  return { size, read };
+  return { size, read, value };
 }
 
 function crob(view, at) {

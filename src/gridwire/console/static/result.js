@@ -2,7 +2,17 @@
 // request and response; an operate its controls and exchanges; anything else as JSON.
 
 import { h } from "./dom.js";
-import { flags, gv, hexSpaced, ms, number, value } from "./format.js";
+import { flags, gv, hexSpaced, ms, number, pointValue, value } from "./format.js";
+import { state } from "./store.js";
+
+// An object's value as a person reads it: in its units, or a state's name, where the chosen
+// outstation's profile says how (the raw value beside it); as transmitted otherwise.
+function objectValue(o) {
+  const points = state.selected ? state.stations.get(state.selected)?.points : null;
+  const meta = points && o.type && o.index !== null ? points.get(`${o.type}:${o.index}`) ?? null : null;
+  const shown = pointValue(meta, o.value);
+  return [shown.text, shown.raw !== "" && shown.raw !== shown.text ? h("small", { class: "muted" }, ` raw ${shown.raw}`) : null];
+}
 
 export function exchangeCard(x) {
   return h(
@@ -38,8 +48,8 @@ export function objectsTable(objects) {
       h("td", null, o.type ?? ""),
       h("td", null, gv(o.group, o.variation)),
       h("td", { class: "num" }, o.index ?? ""),
-      h("td", null, o.name ?? ""),
-      h("td", { class: "num" }, value(o.value)),
+      h("td", { class: "name", title: o.name ?? "" }, o.name ?? ""),
+      h("td", { class: "num" }, objectValue(o)),
       h("td", null, flags(o.flags)),
       h("td", null, o.event ? "event" : "static"),
     ),
@@ -75,7 +85,7 @@ function operateCard(r) {
       h(
         "tbody",
         null,
-        r.statuses.map((s) => h("tr", null, h("td", null, s.type), h("td", { class: "num" }, s.index), h("td", null, s.name ?? ""), h("td", null, `v${s.variation}`), h("td", { class: "num" }, value(s.value)), h("td", null, s.status ?? ""), h("td", null, s.echoed ? "yes" : "no"))),
+        r.statuses.map((s) => h("tr", null, h("td", null, s.type), h("td", { class: "num" }, s.index), h("td", { class: "name", title: s.name ?? "" }, s.name ?? ""), h("td", null, `v${s.variation}`), h("td", { class: "num" }, value(s.value)), h("td", null, s.status ?? ""), h("td", null, s.echoed ? "yes" : "no"))),
       ),
     ),
     r.exchanges.map(exchangeCard),

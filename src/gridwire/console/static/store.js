@@ -84,6 +84,9 @@ function newRow(type, index) {
     enumeration: null,
     mandatory: false,
     section: null,
+    units: null,
+    multiplier: 1,
+    offset: 0,
     reported: false,
     value: undefined,
     flags: null,
@@ -154,6 +157,9 @@ export function setProfile(name, profile) {
         enumeration: p.enumeration,
         mandatory: p.mandatory,
         section: p.section,
+        units: p.units ?? null,
+        multiplier: p.multiplier ?? 1,
+        offset: p.offset ?? 0,
       });
     }
   }

@@ -5,10 +5,10 @@
 
 import { call, typedNumber } from "../api.js";
 import { act, field, h, message, options, replace } from "../dom.js";
-import { hexBody, indexList, ms, value } from "../format.js";
+import { engineering, hexBody, indexList, ms, number, pointValue } from "../format.js";
 import { deviationsPanel } from "../deviations.js";
 import { showResult } from "../result.js";
-import { POINT_TYPES, on, outstationStatus, state } from "../store.js";
+import { POINT_TYPES, on, outstationStatus, state, station } from "../store.js";
 import { refreshStatus } from "../sync.js";
 import { card, createPane, noOutstation } from "./pane.js";
 
@@ -25,6 +25,19 @@ export function summary(result) {
     return `${result.function} ${result.outcome}, ${result.object_count} objects, ${ms(result.elapsed_ms)}${iin}`;
   }
   return "done";
+}
+
+// A value as transmitted is a whole number, sent as an integer; one in engineering units is
+// sent as a float, which the service scales by the profile.
+function rawValue(text, float) {
+  const n = typedNumber(text);
+  if (!float && !Number.isInteger(Number(text))) throw new Error(`"${text}" is not a whole number: a value as transmitted is an integer (choose engineering units for a scaled value)`);
+  return n;
+}
+
+function engineeringValue(text) {
+  typedNumber(text);
+  return typedNumber(/[.eE]/.test(text) ? text : `${text.trim()}.0`);
 }
 
 export function create(ctx) {
@@ -95,12 +108,16 @@ export function create(ctx) {
   const opOperation = h("select", { name: "operation" }, options(BO_OPERATIONS, "LATCH_ON"));
   const opValue = h("input", { name: "value", value: "0", inputmode: "decimal" });
   const opVariation = h("select", { name: "variation" });
-  const opMode = h("select", { name: "mode" }, options([["direct", "direct operate"], ["select", "select, then operate"], ["direct_no_ack", "direct, no acknowledgment"]], "direct"));
+  const opMode = h("select", { name: "mode" }, options([["select", "select, then operate"], ["direct", "direct operate"], ["direct_no_ack", "direct, no acknowledgment"]], "select"));
+  // What the value typed is: as transmitted, or in the point's engineering units (which the
+  // service scales by the profile). Said, not guessed from a decimal point.
+  const opScale = h("select", { name: "scale", "aria-label": "value is" }, options([["raw", "as transmitted (raw)"], ["engineering", "in engineering units"]], "raw"));
+  const opSends = h("small", { class: "sends", "aria-live": "polite" });
   const opReadBack = h("input", { type: "checkbox", name: "readback", checked: true });
   const opSaid = message();
   const opButton = h("button", { type: "submit", class: "primary" }, "Operate");
   const boOnly = field("Operation", opOperation);
-  const aoOnly = field("Value", opValue, "12 is sent as transmitted, 12.0 as engineering units");
+  const aoOnly = h("span", { class: "ao-value" }, field("Value", opValue), field("Value is", opScale), opSends);
   const opForm = h(
     "form",
     { class: "inline operate", "aria-label": "operate" },
@@ -119,15 +136,45 @@ export function create(ctx) {
     boOnly.hidden = !bo;
     aoOnly.hidden = bo;
     replace(opVariation, options(VARIATIONS[opType.value], ""));
+    showSends();
   };
+  // The analog output's profile entry: its name, units and scaling (null without a profile).
+  const aoMeta = () => (state.selected && outstationStatus(state.selected)?.profile ? station(state.selected).points.get(`ao:${Number(opIndex.value)}`) ?? null : null);
+  function showSends() {
+    const meta = aoMeta();
+    const scaled = Boolean(meta) && (meta.multiplier !== 1 || meta.offset !== 0);
+    opScale.options[1].disabled = !meta;
+    if (!meta && opScale.value === "engineering") opScale.value = "raw";
+    opScale.title = meta ? "" : "no profile for this outstation: values go as transmitted";
+    const n = Number(opValue.value.trim());
+    if (opValue.value.trim() === "" || !Number.isFinite(n)) {
+      opSends.textContent = "";
+      return;
+    }
+    const units = meta?.units ? ` ${meta.units}` : "";
+    const named = meta?.label ? `${meta.label}: ` : "";
+    if (opScale.value === "raw" && !Number.isInteger(n) && !["3", "4"].includes(opVariation.value)) {
+      opSends.textContent = `${named}a value as transmitted is a whole number`;
+      return;
+    }
+    if (opScale.value === "engineering") {
+      const raw = Math.round((n - meta.offset) / meta.multiplier);
+      opSends.textContent = `${named}${number(n)}${units} is sent as ${raw}`;
+    } else {
+      opSends.textContent = `${named}sends ${number(n)}${scaled ? `, which is ${number(engineering(meta, Math.round(n)))}${units}` : units ? ` (${units.trim()})` : ""}`;
+    }
+  }
   opType.addEventListener("change", syncOperate);
+  for (const input of [opIndex, opValue]) input.addEventListener("input", showSends);
+  opScale.addEventListener("change", showSends);
+  opVariation.addEventListener("change", showSends);
   syncOperate();
   opForm.addEventListener("submit", (event) => {
     event.preventDefault();
     const type = opType.value;
     const index = Number(opIndex.value);
     act(opButton, opSaid, async () => {
-      const v = type === "bo" ? opOperation.value : typedNumber(opValue.value);
+      const v = type === "bo" ? opOperation.value : opScale.value === "engineering" ? engineeringValue(opValue.value) : rawValue(opValue.value, ["3", "4"].includes(opVariation.value));
       const params = { points: { [type]: { [String(index)]: v } }, mode: opMode.value };
       if (opVariation.value) params.variation = Number(opVariation.value);
       const answer = await call("operate", params, state.selected);
@@ -137,7 +184,8 @@ export function create(ctx) {
       if (opReadBack.checked && answer.operated) {
         const back = await call("read", { points: { [type]: [index] } }, state.selected);
         const found = back.objects.find((o) => o.type === type && o.index === index);
-        said += found ? `; read back ${value(found.value)}` : "; not in the read back";
+        const shown = found ? pointValue(outstationStatus(state.selected)?.profile ? station(state.selected).points.get(`${type}:${index}`) ?? null : null, found.value) : null;
+        said += found ? `; read back ${shown.text}${shown.raw !== "" ? ` (raw ${shown.raw})` : ""}` : "; not in the read back";
         showResult(result.appendChild(h("div")), "read back", back);
       }
       return said;

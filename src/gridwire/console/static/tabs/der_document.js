@@ -4,6 +4,17 @@
 
 import { call } from "../api.js";
 import { act, h, message, replace } from "../dom.js";
+import { outstationStatus } from "../store.js";
+
+// What to do on this page when the outstation was given no document at start.
+function noDocument(name) {
+  return h(
+    "div",
+    { class: "no-document" },
+    h("p", null, h("strong", null, `No Device Profile document was given for ${name}.`), " Choose its XML file with “Or a file” above; then Compare with the outstation, or Show the document."),
+    h("p", { class: "muted" }, "To have it here from the start, start the console with --device-profile FILE, or give the outstation a device_profile file in the settings file (--config)."),
+  );
+}
 
 export function createDocument() {
   let name = null;
@@ -25,11 +36,23 @@ export function createDocument() {
       return;
     }
     chosen = { name: picked.name, text: await picked.text() };
+    said.className = "msg";
+    said.textContent = "";
     which.textContent = `file ${picked.name}`;
+    if (out.querySelector(".no-document")) replace(out);
   });
   const params = () => (chosen ? { document: chosen.text } : {});
+  let missing = false; // the service said it has no document for this outstation
+  // Without a document the page says what to do rather than the service's API wording.
+  function needDocument() {
+    if (chosen || !missing) return;
+    replace(out, noDocument(name));
+    throw new Error("choose a Device Profile file first (“Or a file”)");
+  }
+  const saysMissing = (error) => error?.kind === "request" && /has no Device Profile document/.test(error.message ?? "");
   compare.addEventListener("click", () =>
     act(compare, said, async () => {
+      needDocument();
       const answer = await call("der.compare", params(), name);
       showCompare(answer);
       return `${answer.declared} declared, ${answer.served} served: ${answer.absent.length} absent, ${answer.undeclared.length} undeclared`;
@@ -37,6 +60,7 @@ export function createDocument() {
   );
   layout.addEventListener("click", () =>
     act(layout, said, async () => {
+      needDocument();
       const answer = await call("der.document", params(), name);
       showLayout(answer);
       return `${answer.sections.length} sections`;
@@ -86,10 +110,24 @@ export function createDocument() {
   return {
     el,
     said,
-    load(outstation) {
+    async load(outstation) {
       name = outstation;
+      missing = false;
       replace(out);
-      return null;
+      which.textContent = chosen ? `file ${chosen.name}` : "the document given at start";
+      if (chosen || outstationStatus(outstation)?.device_profile) return null;
+      // The service may hold one (--device-profile): der.document asks it, sending nothing
+      // to the outstation.
+      try {
+        await call("der.document", {}, outstation);
+        return null;
+      } catch (error) {
+        if (!saysMissing(error)) throw error;
+        missing = true;
+        replace(out, noDocument(outstation));
+        which.textContent = "no document given at start";
+        return "no document yet: choose a file";
+      }
     },
   };
 }

@@ -58,10 +58,13 @@ export function createReadings() {
     history.set(key, series);
   }
 
+  const rawTitle = (r) => (r.raw === null || r.raw === undefined ? "" : `as transmitted: ${r.raw}`);
+
   function shownValue(r) {
     if (r.quality === "not_reported") return "not reported";
-    const text = typeof r.value === "number" ? number(r.value) : String(r.value);
-    return r.state ? `${text} ${r.state}` : text;
+    // A state once, by its name (its raw value on hover); a number in its units' column.
+    if (r.state) return r.state;
+    return typeof r.value === "number" ? number(r.value) : String(r.value);
   }
 
   function row(r) {
@@ -72,7 +75,7 @@ export function createReadings() {
       { dataset: { key } },
       h("td", null, r.address),
       h("td", { title: r.name }, r.label ?? r.name),
-      h("td", { class: "num value" }, shownValue(r)),
+      h("td", { class: "num value", title: rawTitle(r) }, shownValue(r)),
       h("td", null, r.units ?? ""),
       h("td", null, r.quality),
       h("td", null, flags(r.flags)),
@@ -150,6 +153,7 @@ export function createReadings() {
       if (r.el) {
         const cells = r.el.children;
         cells[2].textContent = shownValue(r);
+        cells[2].title = rawTitle(r);
         cells[4].textContent = r.quality;
         cells[5].textContent = flags(r.flags);
         cells[6].textContent = age(0);

@@ -2,7 +2,7 @@
 // unsolicited, or earlier (already held when the page read them); a filter; clear.
 
 import { h, message, options } from "../dom.js";
-import { clock, dateTime, flags, gv, value } from "../format.js";
+import { clock, dateTime, flags, gv, plural, pointValue } from "../format.js";
 import { on, outstationStatus, state, station } from "../store.js";
 import { VirtualRows, put } from "../vtable.js";
 import { clearButton, createPane, noOutstation } from "./pane.js";
@@ -20,18 +20,20 @@ export function create() {
   const count = h("span", { class: "muted count" });
   const table = new VirtualRows({
     className: "vt-events",
-    columns: [{ title: "received" }, { title: "source" }, { title: "type" }, { title: "index", cls: "num" }, { title: "name" }, { title: "value", cls: "num value" }, { title: "flags" }, { title: "outstation time" }, { title: "object" }],
+    columns: [{ title: "received" }, { title: "source" }, { title: "type" }, { title: "index", cls: "num" }, { title: "name" }, { title: "value", cls: "num value" }, { title: "raw", cls: "num raw" }, { title: "flags" }, { title: "outstation time" }, { title: "object" }],
     fill(cells, e) {
+      const shown = pointValue(station(state.selected).points.get(`${e.type}:${e.index}`) ?? null, e.value);
       put(cells[0], e.received ? clock(e.received) : "");
       put(cells[1], e.source);
       put(cells[2], e.type);
       put(cells[3], e.index);
       put(cells[4], e.name ?? "");
       if (cells[4].title !== (e.name ?? "")) cells[4].title = e.name ?? "";
-      put(cells[5], value(e.value));
-      put(cells[6], flags(e.flags));
-      put(cells[7], e.time_ms ? dateTime(e.time_ms) : "");
-      put(cells[8], gv(e.group, e.variation));
+      put(cells[5], shown.text);
+      put(cells[6], shown.raw);
+      put(cells[7], flags(e.flags));
+      put(cells[8], e.time_ms ? dateTime(e.time_ms) : "");
+      put(cells[9], gv(e.group, e.variation));
     },
   });
   const bar = h("div", { class: "toolbar" }, filter, sources, clear, count, said);

@@ -4,7 +4,7 @@
 // "not reported" and the mandatory mark. Outputs have an Operate shortcut.
 
 import { h, options, replace } from "../dom.js";
-import { age, dateTime, flags, gv, value } from "../format.js";
+import { age, dateTime, flags, gv, pointValue } from "../format.js";
 import { POINT_TYPES, on, outstationStatus, state, station } from "../store.js";
 import { VirtualRows, flash, put } from "../vtable.js";
 import { createPane, noOutstation } from "./pane.js";
@@ -12,15 +12,11 @@ import { createPane, noOutstation } from "./pane.js";
 const TYPE_ORDER = Object.fromEntries(POINT_TYPES.map((t, i) => [t, i]));
 const OUTPUTS = new Set(["bo", "ao"]);
 
+// The value as a person reads it ({text, raw}): in engineering units, or a state's name,
+// when the profile says how; the raw value as sent goes in its own narrow column.
 export function shownValue(row) {
-  if (!row.reported) return "not reported";
-  const text = value(row.value);
-  if (row.enumeration && (typeof row.value === "number" || typeof row.value === "boolean")) {
-    const n = Number(row.value);
-    const found = row.enumeration.find((e) => e.value === n);
-    if (found) return `${text} ${found.name}`;
-  }
-  return text;
+  if (!row.reported) return { text: "not reported", raw: "" };
+  return pointValue(row, row.value);
 }
 
 function matcher(text) {
@@ -52,7 +48,7 @@ export function create(ctx) {
   let stationSeen = null;
   let rows = []; // every row of the station, sorted
   const counts = h("div", { class: "segments", role: "group", "aria-label": "point types" });
-  const filter = h("input", { type: "search", class: "filter", placeholder: "index, 10-20, ONLINE, !ONLINE, or words of the name", "aria-label": "filter points" });
+  const filter = h("input", { type: "search", class: "filter", placeholder: "index, 10-20, ONLINE, !ONLINE or a name", title: "an index, a range 10-20, a flag (ONLINE), a flag absent (!ONLINE), or words of the name", "aria-label": "filter points" });
   const which = h("select", { "aria-label": "which points" }, options([["all", "all points"], ["reported", "reported"], ["unreported", "not reported"]], show));
   const shownCount = h("span", { class: "muted count" });
   const legend = h("span", { class: "muted count", hidden: true }, "✱ mandatory in the profile");
@@ -63,6 +59,7 @@ export function create(ctx) {
       { title: "index", cls: "num" },
       { title: "name" },
       { title: "value", cls: "num value" },
+      { title: "raw", cls: "num raw" },
       { title: "flags" },
       { title: "time" },
       { title: "object" },
@@ -99,13 +96,17 @@ export function create(ctx) {
     put(cells[1], row.index);
     put(cells[2], (row.mandatory ? "✱ " : "") + (row.name ?? ""));
     if (cells[2].title !== (row.name ?? "")) cells[2].title = row.name ?? "";
-    put(cells[3], shownValue(row));
-    put(cells[4], row.reported ? flags(row.flags) : "");
-    put(cells[5], row.time_ms ? dateTime(row.time_ms) : "");
-    put(cells[6], row.group !== null ? gv(row.group, row.variation) : "");
-    put(cells[7], row.reported ? (row.event ? "event" : "static") : "");
-    put(cells[8], row.seen ? age(now - row.seen) : "");
-    cells[9].firstChild.hidden = !OUTPUTS.has(row.type);
+    const shown = shownValue(row);
+    put(cells[3], shown.text);
+    put(cells[4], shown.raw);
+    const rawTitle = shown.raw === "" ? "" : `as transmitted: ${shown.raw}`;
+    if (cells[3].title !== rawTitle) cells[3].title = rawTitle;
+    put(cells[5], row.reported ? flags(row.flags) : "");
+    put(cells[6], row.time_ms ? dateTime(row.time_ms) : "");
+    put(cells[7], row.group !== null ? gv(row.group, row.variation) : "");
+    put(cells[8], row.reported ? (row.event ? "event" : "static") : "");
+    put(cells[9], row.seen ? age(now - row.seen) : "");
+    cells[10].firstChild.hidden = !OUTPUTS.has(row.type);
     el.classList.toggle("unreported", !row.reported);
     el.classList.toggle("offline", row.reported && Array.isArray(row.flags) && row.type !== "bo" && row.type !== "ao" && !row.flags.includes("ONLINE") && row.flags.length > 0);
     flash(el, row.changed, now);
