@@ -17,6 +17,7 @@ import pytest
 
 from gridwire.evaluate.catalogue import listing
 from gridwire.evaluate.context import CheckContext
+from gridwire.evaluate.journal import journal_path
 from gridwire.outstation import run_outstation
 from gridwire.simulator import SimulatedDer
 from tests.evaluate.fake_checks import install
@@ -37,13 +38,16 @@ def no_installed_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
 
 @contextlib.asynccontextmanager
-async def der_service(allow_control: bool = True) -> AsyncIterator[Running]:
+async def der_service(
+    allow_control: bool = True, state_dir: Path | None = None
+) -> AsyncIterator[Running]:
     """A service with a simulated DER ``der`` (profile ieee1815.2) and ``plain`` (none)."""
     async with (
         run_outstation(SimulatedDer(), "127.0.0.1", 0, tick_interval=0.5) as server,
         run_outstation(SimulatedDer(), "127.0.0.1", 0, tick_interval=0.5) as other,
         running_service(
             allow_control=allow_control,
+            state_dir=state_dir,
             outstations=[
                 outstation(server.port, "der", profile="ieee1815.2"),
                 outstation(other.port, "plain"),
@@ -223,3 +227,16 @@ async def test_parameters_and_profile_errors_name_what_is_wrong() -> None:
         assert "unknown outstation" in error(await http.call("evaluation", "nobody"), "request")
         await http.call("disconnect", "der")
         assert "not connected" in error(await http.call("evaluate", "der"), "connection")
+
+
+async def test_the_service_keeps_journals_in_its_state_dir(tmp_path: Path) -> None:
+    # A journal left in the service's state_dir (--state-dir, "state_dir" in --config) refuses
+    # the next evaluate naming that file, and restore_evaluation reads the same folder.
+    async with der_service(state_dir=tmp_path) as running, HttpTransport(running) as http:
+        left = journal_path(tmp_path, running.master.session("der").settings)
+        left.write_text('{"entries": []}')
+        refused = error(await http.call("evaluate", "der", checks=["MON-001"]), "request")
+        assert str(left) in refused
+        restored = ok(await http.call("restore_evaluation", "der"))
+        assert restored == {"outstation": "der", "points": []} and not left.exists()
+        assert ok(await http.call("evaluate", "der", checks=["MON-001"]))["results"]

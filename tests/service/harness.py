@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -65,9 +66,10 @@ async def running_service(
     outstations: Sequence[OutstationSettings] = (),
     table: OperationTable | None = None,
     limits: Limits | None = None,
+    state_dir: Path | None = None,
 ) -> AsyncIterator[Running]:
     master = Master(allow_control=allow_control, profiles=ProfileLoader(None))
-    service = Service(master, table, idle=idle, keepalive=keepalive)
+    service = Service(master, table, idle=idle, keepalive=keepalive, state_dir=state_dir)
     http = HttpServer(service, listening_socket("127.0.0.1", free_port()), token, limits)
     line = LineServer(service, "127.0.0.1", free_port(), limits=limits)
 

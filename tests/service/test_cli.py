@@ -66,8 +66,10 @@ def test_config_prints_a_complete_configuration_that_loads_back(tmp_path: Path) 
     config = orjson.loads(printed.stdout)
     assert set(config) == {
         "allow_control", "outstations", "connect_wait", "tables", "device_profile", "capture",
-        "log_file", "log_level", "console", "serve", "evaluate",
+        "state_dir", "log_file", "log_level", "console", "serve", "evaluate",
     }  # fmt: skip
+    assert config["state_dir"] is None
+    assert orjson.loads(run_cli("config", "--state-dir", "/srv/j").stdout)["state_dir"] == "/srv/j"
     assert config["console"] == {"bind": "127.0.0.1:8815", "token": None, "new_token": True}
     assert config["serve"] == {"bind": "127.0.0.1:8816"}
     example = config["outstations"][0]

@@ -92,6 +92,7 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
     )
     add("--tables", metavar="FILE", help="the IEEE 1815.2 point map (else installed, else demo)")
     add("--device-profile", metavar="FILE", help="Device Profile document (XML)")
+    add("--state-dir", metavar="DIR", help="where evaluations keep restore journals")
     add(
         "--allow-control",
         action="store_true",
@@ -190,7 +191,7 @@ def config_from_args(args: argparse.Namespace, mode: Mode) -> ServiceConfig:
     flags: dict[str, str] = {}
     if args.allow_control:
         data["allow_control"] = True
-    for field in ("tables", "device_profile", "capture", "log_file"):
+    for field in ("tables", "device_profile", "capture", "log_file", "state_dir"):
         text = getattr(args, field)
         if text is not None:
             data[field] = Path(text)

@@ -110,11 +110,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add("--html", metavar="FILE.html", help="write the report as a printable page")
     add("--junit", metavar="FILE.xml", help="write the report as JUnit XML")
     add(
-        "--state-dir",
-        metavar="DIR",
-        help=f"where restore journals are kept (the user's state directory: {default_state_dir()})",
-    )
-    add(
         "--restore",
         action="store_true",
         help="write back what the journal left by an earlier run holds, report each point, "
@@ -200,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
     options.checked()  # a bad parameter before any connection
     settings = _outstation(config, args.name)
     outputs = _outputs(args, config)
-    state_dir = Path(args.state_dir) if args.state_dir else default_state_dir()
+    state_dir = config.state_dir or default_state_dir()
     path = journal_path(state_dir, settings)
     if args.restore:
         if not config.allow_control:

@@ -286,8 +286,9 @@ class Journal:
             await self._run_state_back(state)
         async with self._lock:
             entries = list(self.entries)
-        if not entries:
-            return []
+            if not entries:  # nothing to put back: a journal left empty is removed
+                await self.save()
+                return []
         left: dict[tuple[str, int, int | None], object] = {}
         block = self.point_map.curve_block
         selector = next(

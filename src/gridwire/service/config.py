@@ -5,6 +5,7 @@ them (JSON; ``gridwire config`` prints a complete one) and as flags override the
       "allow_control": false,
       "outstations": [{"name": "feeder", "host": "127.0.0.1", "port": 20000, ...}],
       "connect_wait": null, "tables": null, "device_profile": null, "capture": null,
+      "state_dir": null,
       "log_file": null, "log_level": "INFO",
       "console": {"bind": "127.0.0.1:8815", "token": null, "new_token": true},
       "serve": {"bind": "127.0.0.1:8816"},
@@ -89,6 +90,11 @@ class ServiceConfig(_Section):
     tables: Path | None = Field(default=None, description="The IEEE 1815.2 point map file")
     device_profile: Path | None = Field(default=None, description="A Device Profile document")
     capture: Path | None = Field(default=None, description="pcap file of every frame")
+    state_dir: Path | None = Field(
+        default=None,
+        description="Where evaluations keep their restore journals (else the user's state "
+        "directory)",
+    )
     log_file: Path | None = None
     log_level: LogLevel = "INFO"
     console: ConsoleSettings = Field(default_factory=ConsoleSettings)

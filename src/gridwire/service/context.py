@@ -17,12 +17,14 @@ class Context:
     """The service as its operations see it.
 
     ``device_profile`` is the Device Profile document given with ``--device-profile`` (for the
-    operations that compare against one). ``stopping`` is set by :meth:`stop`; the transports
+    operations that compare against one); ``state_dir`` where evaluations keep their restore
+    journals (None: the user's state directory). ``stopping`` is set by :meth:`stop`; the transports
     end once the answer to the message that set it has been written.
     """
 
     master: Master
     device_profile: Path | None = None
+    state_dir: Path | None = None
     stopping: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property

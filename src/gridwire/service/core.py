@@ -31,12 +31,13 @@ class Service:
         table: OperationTable | None = None,
         *,
         device_profile: Path | None = None,
+        state_dir: Path | None = None,
         idle: float = STREAM_IDLE,
         keepalive: float = KEEPALIVE,
     ) -> None:
         self.master = master
         self.table = table if table is not None else default_table()
-        self.context = Context(master, device_profile)
+        self.context = Context(master, device_profile, state_dir)
         self.dispatcher = Dispatcher(self.table, self.context)
         self.encoder = EventEncoder()
         self.idle = idle

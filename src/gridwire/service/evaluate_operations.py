@@ -118,7 +118,10 @@ async def _evaluate(context: Context, params: EvaluateParams) -> Report:
     outstation = params.outstation
     try:
         return await evaluations.evaluate(
-            outstation, _options(params), device_profile=context.device_profile
+            outstation,
+            _options(params),
+            device_profile=context.device_profile,
+            state_dir=context.state_dir,
         )
     except asyncio.CancelledError:
         task = asyncio.current_task()
@@ -174,7 +177,7 @@ async def _restore(context: Context, params: RestoreParams) -> RestoreResult:
         )
     async with context.master.hold(outstation):
         found = await restore_journal(
-            context.master, outstation, default_state_dir(), params.settle
+            context.master, outstation, context.state_dir or default_state_dir(), params.settle
         )
     points = [
         RestoredPoint(str(i["point"]), i["as_found"], i["now"], bool(i["restored"])) for i in found

@@ -97,7 +97,9 @@ async def open_service(
         capture=config.capture,
         profiles=ProfileLoader(config.tables),
     )
-    service = Service(master, table, device_profile=config.device_profile)
+    service = Service(
+        master, table, device_profile=config.device_profile, state_dir=config.state_dir
+    )
     try:
         for settings in [*config.outstations, *(extra or [])]:
             await _add(master, settings, config.connect_wait, announce)
@@ -231,7 +233,7 @@ async def run_console(
         await server.start()
         stack.push_async_callback(server.close)
         actual = sock.getsockname()[1]
-        control = "may command" if config.allow_control else "read-only"
+        control = "control allowed" if config.allow_control else "read-only"
         announce(f"gridwire console ({control}): on {address_line(host, actual, token)}")
         announce(f"  try: {_example(host, actual, token, demo)}")
         announce("  web console: open the address above in a browser")
@@ -261,7 +263,7 @@ async def run_line(
         server = LineServer(service, host, port)
         await server.start()
         try:
-            control = "may command" if config.allow_control else "read-only"
+            control = "control allowed" if config.allow_control else "read-only"
             announce(f"gridwire serve ({control}): listening on {host}:{server.port}")
             settle_heap()
             status = await _until_stopped(service)
