@@ -5,6 +5,7 @@
 #               (tests/durations.json); then the `serial` tests, which bound how soon something
 #               happens (loop held, latency), one at a time on a machine the suite left quiet.
 #               Both phases run even when the first fails; make test fails if either did.
+#               Each prints its ten slowest tests.
 # make durations - run the parallel phase and write each module's seconds into
 #               tests/durations.json (the order above; a stale file only costs a little time)
 # make bench  - print benchmark figures (never part of the tests)
@@ -36,8 +37,8 @@ types: $(STAMP)
 	$(BIN)/mypy --strict src
 
 JOBS     ?= 4
-PARALLEL := -n $(JOBS) --dist load --maxschedchunk 1 -m "not serial"
-SERIAL   := -n 0 -m serial
+PARALLEL := -n $(JOBS) --dist load --maxschedchunk 1 -m "not serial" --durations=10
+SERIAL   := -n 0 -m serial --durations=10
 
 unit: $(STAMP)
 	status=0; \
