@@ -1,4 +1,13 @@
-# make test   - set up .venv (if missing) and run every check: ruff, mypy --strict, pytest
+# make test   - set up .venv (if missing) and run every check: ruff, mypy --strict, pytest.
+#               pytest runs in two phases (DESIGN D126-D127): first every test not marked
+#               `serial`, spread over JOBS processes (pytest-xdist; they mostly wait on sockets
+#               and timers, so more processes than cores pay), the longest modules first
+#               (tests/durations.json); then the `serial` tests, which bound how soon something
+#               happens (loop held, latency), one at a time on a machine the suite left quiet.
+#               Both phases run even when the first fails; make test fails if either did.
+#               Each prints its ten slowest tests.
+# make durations - run the parallel phase and write each module's seconds into
+#               tests/durations.json (the order above; a stale file only costs a little time)
 # make bench  - print benchmark figures (never part of the tests)
 # make fuzz   - hostile traffic against a running console, line service and 2030.5 API for
 #               GRIDWIRE_FUZZ_SECONDS each (60 here; make test runs the same for 4 s each);
@@ -10,7 +19,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: test lint types unit bench fuzz demo setup clean
+.PHONY: test lint types unit durations bench fuzz demo setup clean
 
 setup: $(STAMP)
 
@@ -27,10 +36,20 @@ lint: $(STAMP)
 types: $(STAMP)
 	$(BIN)/mypy --strict src
 
+JOBS     ?= 4
+PARALLEL := -n $(JOBS) --dist load --maxschedchunk 1 -m "not serial" --durations=10
+SERIAL   := -n 0 -m serial --durations=10
+
 unit: $(STAMP)
-	$(BIN)/pytest -q
+	status=0; \
+	$(BIN)/pytest -q $(PARALLEL) || status=$$?; \
+	$(BIN)/pytest -q $(SERIAL) || status=$$?; \
+	exit $$status
 
 test: lint types unit
+
+durations: $(STAMP)
+	$(BIN)/pytest -q $(PARALLEL) --record-durations
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

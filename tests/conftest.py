@@ -5,6 +5,7 @@ import gc
 import pytest
 
 from tests.support.net import free_port
+from tests.support.schedule import Recorder, longest_modules_first, read_durations
 from tests.support.tshark import tshark_path
 
 
@@ -15,6 +16,24 @@ def _state_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     import os
 
     os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--record-durations",
+        action="store_true",
+        help="write each test module's seconds into tests/durations.json (make durations)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("record_durations") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Recorder(), "gridwire-durations")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest modules first, so that no long one starts last (tests.support.schedule)."""
+    longest_modules_first(items, read_durations())
 
 
 @pytest.fixture

@@ -126,9 +126,9 @@ def test_a_missing_or_refused_token_is_asked_for(watched: Watched, site: Site) -
 
 def test_after_lost_the_page_reads_its_state_again(watched: Watched, site: Site) -> None:
     page = open_console(watched, site, "plain", "events")
-    # An event the page sees arrive...
+    # An event the page sees arrive (bi 5 starts off, site.py: on is a change)...
     site.call(
-        lambda: site.plain_device.database.update("bi", 5, False, now=site.plain.clock.monotonic())
+        lambda: site.plain_device.database.update("bi", 5, True, now=site.plain.clock.monotonic())
     )
     site.call(site.plain._wake.set)
     page.wait_for_function(

@@ -22,7 +22,7 @@ from gridwire.evaluate.catalogue import listing
 from gridwire.master import OutstationSettings
 from tests.support.peers import OutstationPeer, yadnp3_outstation
 
-pytestmark = pytest.mark.interop
+pytestmark = [pytest.mark.interop, pytest.mark.serial]  # opendnp3's confirm timing
 
 NAME = "opendnp3"
 LINK = ["LINK-001", "LINK-002", "LINK-003", "LINK-004", "TRANSPORT-001", "TRANSPORT-002"]

@@ -13,7 +13,7 @@ from tests.fuzz.run import fuzz
 from tests.fuzz.swarm import Budget
 
 BUDGET = Budget.from_environment()
-pytestmark = [pytest.mark.fuzz, pytest.mark.timeout(BUDGET.timeout())]
+pytestmark = [pytest.mark.fuzz, pytest.mark.serial, pytest.mark.timeout(BUDGET.timeout())]
 
 
 async def test_console_under_hostile_traffic(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ ANSWER_WITHIN = 1.0
 NO_RESPONSE = {0x00, 0x06, 0x08, 0x0A, 0x0C, 0x21, 0x81, 0x82, 0x83}
 OUTSTATION, MASTER = 1024, 1
 
-pytestmark = [pytest.mark.fuzz, pytest.mark.timeout(120 + ROUNDS * 0.2)]
+pytestmark = [pytest.mark.fuzz, pytest.mark.serial, pytest.mark.timeout(120 + ROUNDS * 0.2)]
 
 GROUPS = [1, 2, 3, 10, 12, 20, 21, 22, 30, 32, 40, 41, 50, 51, 52, 60, 80, 110, 120, 0, 255]
 QUALIFIERS = [0x00, 0x01, 0x06, 0x07, 0x08, 0x17, 0x28, 0x5B, 0x39, 0xFF]

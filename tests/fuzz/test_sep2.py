@@ -16,7 +16,7 @@ from tests.sep2.headend import HeadEndDouble
 from tests.sep2.pki import Pki
 
 BUDGET = Budget.from_environment()
-pytestmark = [pytest.mark.fuzz, pytest.mark.timeout(BUDGET.timeout())]
+pytestmark = [pytest.mark.fuzz, pytest.mark.serial, pytest.mark.timeout(BUDGET.timeout())]
 
 
 async def test_sep2_api_under_hostile_traffic(

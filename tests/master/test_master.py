@@ -167,6 +167,7 @@ async def test_a_schedule_set_again_abandons_its_outstanding_scan() -> None:
         await master.close()
 
 
+@pytest.mark.serial  # assert_spaced bounds each gap
 async def test_schedule_scans_every_interval() -> None:
     loop = asyncio.get_running_loop()
     async with ScriptedOutstation() as out:
@@ -200,6 +201,7 @@ SETTINGS_SCANS = [
 ]
 
 
+@pytest.mark.serial  # assert_spaced bounds each gap
 @pytest.mark.parametrize(("field", "kind", "body"), SETTINGS_SCANS)
 async def test_an_interval_setting_scans_from_the_moment_it_is_added(
     field: str, kind: str, body: bytes

@@ -15,7 +15,7 @@ from gridwire.errors import NotAllowed
 from gridwire.master import Master, OutstationSettings
 from tests.support.peers import OutstationPeer, dnp3py_outstation, yadnp3_outstation
 
-pytestmark = pytest.mark.interop
+pytestmark = [pytest.mark.interop, pytest.mark.serial]  # CLOSE_MS bounds a round trip
 
 NAME = "out"
 PEERS: dict[str, Callable[..., AbstractContextManager[OutstationPeer]]] = {

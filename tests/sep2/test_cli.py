@@ -43,6 +43,7 @@ def one_line_error(result: subprocess.CompletedProcess[str], pattern: str) -> No
     assert pattern in lines[0], lines[0]
 
 
+@pytest.mark.serial  # the reading is held to 3 s of the clock once the process has ended
 def test_once_prints_the_reading(headend: HeadEndDouble, pki: Pki) -> None:
     headend.clock_offset["/tm"] = -7200.0
     result = once("--server", headend.url, *tls_flags(pki))

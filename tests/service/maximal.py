@@ -19,6 +19,7 @@ of every union) and fills ONE place to just under the message limit:
 from __future__ import annotations
 
 import copy
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -155,12 +156,17 @@ def _entry_schema(node: Schema) -> Schema | None:
 
 def _keys(node: Schema, count: int) -> list[str]:
     """``count`` distinct keys, those the map's schema allows first."""
+    return list(_key_stream(node, count))
+
+
+def _key_stream(node: Schema, count: int) -> Iterator[str]:
+    """:func:`_keys`, made as they are taken (a body takes far fewer than a room's worth)."""
     names = node.get("propertyNames", {}).get("enum")
     allowed = list(names) if names else []
     patterns = list(node.get("patternProperties", {}))
     numeric = bool(patterns) and re.fullmatch(patterns[0], "0") is not None
-    made = [str(i) if numeric else f"k{i}" for i in range(max(0, count - len(allowed)))]
-    return (allowed + made)[:count]
+    made = map(str if numeric else "k{}".format, range(max(0, count - len(allowed))))
+    return itertools.islice(itertools.chain(allowed, made), count)
 
 
 def _set(body: dict[str, Any], path: Path, value: Any) -> dict[str, Any]:
@@ -221,13 +227,16 @@ def _grown(
                 item = choice["maximum"]
             yield f"{where}[{_size(item)}-octet items]", _fill(room, item)
             count = most // (1 + items(item))
-            yield f"{where}[{count} items]", [copy.deepcopy(item) for _ in range(count)]
+            # count distinct copies of item (orjson makes them far sooner than deepcopy)
+            yield f"{where}[{count} items]", orjson.loads(orjson.dumps([item] * count))
         yield f"{where}[empty lists]", _fill(room, [])
     elif kind == "object":
         entries = _entry_schema(node)
         base = {} if entries is not None else schema.minimal(node)
         value = schema.minimal(entries) if entries is not None else 0
-        keys = _keys(node, room // 4) if entries is not None else [f"k{i}" for i in range(room)]
+        keys = (
+            _key_stream(node, room // 4) if entries is not None else map("k{}".format, range(room))
+        )
         label = "entries" if entries is not None else "unknown keys"
         filled = _entries(keys, value, room - _size(base))
         yield f"{where}{{{label}}}", {**base, **filled}

@@ -71,6 +71,7 @@ async def test_headers_must_arrive_whole_in_time_however_they_drip() -> None:
             assert (await client.post("/api/status", json={})).status_code == 200
 
 
+@pytest.mark.serial  # the application's 408 must come before the watch's, a tick later
 async def test_a_stalled_body_is_answered_408_and_the_connection_closed() -> None:
     async with running_service(limits=SHORT) as running:
         async with raw_client(running.http_port) as sock:

@@ -10,12 +10,15 @@ import socket
 import threading
 import time
 
+import pytest
+
 from tests.service.harness import running_service
 
 FLOODS = 3
 LINES = 2000
 
 
+@pytest.mark.serial
 async def test_a_flood_of_lines_does_not_hold_another_client() -> None:
     async with running_service() as svc:
         # The other client is a thread with a blocking socket: a service that held the event

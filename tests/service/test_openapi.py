@@ -211,6 +211,7 @@ def fuzz(
 
 
 @pytest.mark.interop
+@pytest.mark.timeout(600)  # CPU-bound: 126 s in the parallel phase on a loaded machine (D126)
 def test_schemathesis_finds_no_server_error_and_no_undocumented_answer() -> None:
     with yadnp3_outstation(points=3) as peer:
         port = free_port()

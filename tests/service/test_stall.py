@@ -206,6 +206,7 @@ async def served() -> AsyncIterator[Running]:
         await server.close()
 
 
+@pytest.mark.serial
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("name", OPERATIONS)
 @pytest.mark.parametrize("transport", ["http", "line"])
