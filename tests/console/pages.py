@@ -3,6 +3,7 @@ an outstation's tab."""
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -41,3 +42,38 @@ def der_call(site: Site, op: str, **params: Any) -> Any:
     envelope = answer.json()
     assert envelope["ok"], envelope
     return envelope["result"]
+
+
+def publish_check(site: Site, frames: tuple[int, int], **fields: Any) -> None:
+    """Publish a ``check`` event of MON-001 (passed, its frames ``frames``) as an evaluation
+    of ``der`` would; ``fields`` replace the result's own."""
+    result = {
+        "id": "MON-001",
+        "title": "Monitoring",
+        "verdict": "passed",
+        "detail": "",
+        "notes": [],
+        "requests": 1,
+        "seconds": 0.1,
+        "frames": list(frames),
+        "packets": None,
+        **fields,
+    }
+    site.call(
+        lambda: site.running.master.bus.publish("check", {"outstation": "der", "result": result})
+    )
+
+
+def cut_and_corrupted(seed: int, good: bytes, *, with_noise: bool = False) -> list[bytes]:
+    """``good`` cut at every length, then 400 copies of it with random octets appended and up
+    to five changed (each followed by up to 40 random octets when ``with_noise``)."""
+    rng = random.Random(seed)
+    samples = [good[:n] for n in range(len(good) + 1)]
+    for _ in range(400):
+        mutated = bytearray(good + bytes(rng.randrange(256) for _ in range(rng.randrange(300))))
+        for _ in range(rng.randrange(6)):
+            mutated[rng.randrange(len(mutated))] = rng.randrange(256)
+        samples.append(bytes(mutated))
+        if with_noise:
+            samples.append(bytes(rng.randrange(256) for _ in range(rng.randrange(40))))
+    return samples

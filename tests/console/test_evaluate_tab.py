@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 from tests.console.browser import Watched
-from tests.console.pages import WAIT_MS, open_console
+from tests.console.pages import WAIT_MS, open_console, publish_check
 from tests.console.site import Site
 
 if TYPE_CHECKING:
@@ -109,20 +109,7 @@ def _ask(site: Site, op: str, params: dict[str, object]) -> dict[str, Any]:
 def test_a_check_s_frames_open_in_traffic(watched: Watched, site: Site) -> None:
     page = open_console(watched, site, "der", "evaluate")
     page.wait_for_selector("input[data-check='MON-001']", state="attached", timeout=WAIT_MS)
-    result = {
-        "id": "MON-001",
-        "title": "Monitoring",
-        "verdict": "passed",
-        "detail": "",
-        "notes": ["published by the test"],
-        "requests": 2,
-        "seconds": 0.1,
-        "frames": [2, 5],
-        "packets": None,
-    }
-    site.call(
-        lambda: site.running.master.bus.publish("check", {"outstation": "der", "result": result})
-    )
+    publish_check(site, (2, 5), notes=["published by the test"], requests=2)
     page.click("table.results tr[data-check='MON-001'] button:text-is('frames 2-5')")
     page.wait_for_selector(".pane-traffic:not([hidden])")
     assert page.inner_text(".pane-traffic .badge") == "frames 2-5 ✕"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from tests.console.browser import Watched
-from tests.console.pages import WAIT_MS, der_call, open_console
+from tests.console.pages import WAIT_MS, cut_and_corrupted, der_call, open_console, publish_check
 from tests.console.site import Site
 
 ROWS = ".vt-frames .vspacer .vrow:not([hidden])"
@@ -89,20 +89,7 @@ def test_the_decode_pane_never_keeps_a_frame_the_list_does_not_show(
     # ...and so does a jump from Evaluate to a check's frames.
     page.click("#tab-evaluate")
     page.wait_for_selector("input[data-check='MON-001']", state="attached", timeout=WAIT_MS)
-    result = {
-        "id": "MON-001",
-        "title": "Monitoring",
-        "verdict": "passed",
-        "detail": "",
-        "notes": [],
-        "requests": 1,
-        "seconds": 0.1,
-        "frames": [1, 1],
-        "packets": None,
-    }
-    site.call(
-        lambda: site.running.master.bus.publish("check", {"outstation": "der", "result": result})
-    )
+    publish_check(site, (1, 1))
     page.click("table.results tr[data-check='MON-001'] button:text-is('frames 1-1')")
     page.wait_for_selector(".pane-traffic:not([hidden])")
     detail.locator("text=Choose a frame").wait_for(timeout=WAIT_MS)
@@ -168,17 +155,10 @@ def test_summaries_take_any_octets(watched: Watched, site: Site) -> None:
     says something, on frames cut or corrupted anywhere; on a good frame it names what the
     full decode names."""
     import base64
-    import random
 
     page = open_console(watched, site, "der", "log")
-    rng = random.Random(18152)
     good = bytes.fromhex("056414c400040100e9b6c0c0013c02063c03063c04063c01068a51")
-    samples = [good[:n] for n in range(len(good) + 1)]
-    for _ in range(400):
-        mutated = bytearray(good + bytes(rng.randrange(256) for _ in range(rng.randrange(300))))
-        for _ in range(rng.randrange(6)):
-            mutated[rng.randrange(len(mutated))] = rng.randrange(256)
-        samples.append(bytes(mutated))
+    samples = cut_and_corrupted(18152, good)
     hexes = [base64.b16encode(s).decode().lower() for s in samples]
     failures, first = page.evaluate(
         """async (hexes) => {

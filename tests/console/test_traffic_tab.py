@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from gridwire.dnp3.link import encode_frame
 from tests.console.browser import Watched
-from tests.console.pages import WAIT_MS, open_console
+from tests.console.pages import WAIT_MS, cut_and_corrupted, open_console
 from tests.console.site import Site
 from tests.support.tshark import tshark_fields
 
@@ -100,17 +100,8 @@ def test_the_frame_decoder_takes_any_octets(watched: Watched, site: Site) -> Non
     """Arbitrary octets, and frames cut or corrupted anywhere, are read without an exception
     and every octet gets a layer."""
     page = open_console(watched, site, "der", "log")
-    import random
-
-    rng = random.Random(1815)
     good = bytes.fromhex("056414c400040100e9b6c0c0013c02063c03063c04063c01068a51")
-    samples = [good[:n] for n in range(len(good) + 1)]
-    for _ in range(400):
-        mutated = bytearray(good + bytes(rng.randrange(256) for _ in range(rng.randrange(300))))
-        for _ in range(rng.randrange(6)):
-            mutated[rng.randrange(len(mutated))] = rng.randrange(256)
-        samples.append(bytes(mutated))
-        samples.append(bytes(rng.randrange(256) for _ in range(rng.randrange(40))))
+    samples = cut_and_corrupted(1815, good, with_noise=True)
     hexes = [base64.b16encode(s).decode().lower() for s in samples]
     result = page.evaluate(
         """async (hexes) => {

@@ -7,9 +7,9 @@ error, and every answer matching the status codes and schemas documented."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -27,6 +27,7 @@ from tests.service.harness import HttpTransport, running_service
 from tests.support.net import free_port
 from tests.support.peers import yadnp3_outstation
 from tests.support.processes import running
+from tests.support.waiting import eventually
 
 OTHER_PATHS = {"/api", "/events", "/openapi.json"}
 
@@ -212,36 +213,53 @@ def fuzz(
 
 @pytest.mark.interop
 @pytest.mark.timeout(600)  # CPU-bound: 126 s in the parallel phase on a loaded machine (D126)
-def test_schemathesis_finds_no_server_error_and_no_undocumented_answer() -> None:
+def test_schemathesis_finds_no_server_error_and_no_undocumented_answer(tmp_path: Path) -> None:
+    log = tmp_path / "console.log"  # every operation carried out, should the console end
     with yadnp3_outstation(points=3) as peer:
         port = free_port()
         command = [
             sys.executable, "-m", "gridwire", "console", "--bind", f"127.0.0.1:{port}",
-            "--token", TOKEN, "--outstation", f"y=127.0.0.1:{peer.port}", "--log-level", "ERROR",
+            "--token", TOKEN, "--outstation", f"y=127.0.0.1:{peer.port}", "--log-level", "INFO",
+            "--log-file", str(log),
         ]  # fmt: skip
-        with running(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as console:
-            assert console.stdout is not None
-            for line in console.stdout:
-                if re.search(r"on http://127\.0\.0\.1:\d+/", line):
-                    break
-            else:
-                pytest.fail(f"console did not start: {console.stderr and console.stderr.read()}")
+        with (
+            (tmp_path / "console.out").open("w") as printed,
+            running(command, stdout=printed, stderr=subprocess.STDOUT) as console,
+        ):
             base = f"http://127.0.0.1:{port}"
-            schema = schemathesis.openapi.from_url(f"{base}/openapi.json")
-            schema.auth()(Bearer)
-            statuses: dict[str, set[int]] = {}
-            for result in schema.get_all_operations():
-                operation = result.ok()
-                if operation.path in SKIPPED:
-                    continue
-                name = operation.path.rsplit("/", 1)[-1] if operation.path != "/api" else "message"
-
-                for mode in schemathesis.GenerationMode:
-                    fuzz(operation, mode, name, base, statuses.setdefault(name, set()))
-            # The fuzzer reached the outstation: successes of reads were checked too.
-            assert 200 in statuses["scan"] and 200 in statuses["read"]
-            assert 403 in statuses["operate"]  # without --allow-control
-            assert all(code < 500 for codes in statuses.values() for code in codes), statuses
+            if not eventually(lambda: _answers(base) or console.poll() is not None, 60):
+                pytest.fail("the console did not start within 60 s")
+            assert console.poll() is None, (tmp_path / "console.out").read_text()
+            try:
+                _fuzz_every_operation(base)
+            except Exception as exc:
+                ended = console.poll()
+                tail = log.read_text(errors="replace")[-4000:] if log.exists() else ""
+                raise AssertionError(f"console exit status {ended}; its log ends:\n{tail}") from exc
             headers = {"Authorization": f"Bearer {TOKEN}"}
             still = httpx.post(f"{base}/api/status", headers=headers, json={}, timeout=30)
             assert still.json()["result"]["outstations"][0]["connected"] is True
+
+
+def _answers(base: str) -> bool:
+    try:
+        return httpx.get(f"{base}/openapi.json", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _fuzz_every_operation(base: str) -> None:
+    schema = schemathesis.openapi.from_url(f"{base}/openapi.json")
+    schema.auth()(Bearer)
+    statuses: dict[str, set[int]] = {}
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        if operation.path in SKIPPED:
+            continue
+        name = operation.path.rsplit("/", 1)[-1] if operation.path != "/api" else "message"
+        for mode in schemathesis.GenerationMode:
+            fuzz(operation, mode, name, base, statuses.setdefault(name, set()))
+    # The fuzzer reached the outstation: successes of reads were checked too.
+    assert 200 in statuses["scan"] and 200 in statuses["read"]
+    assert 403 in statuses["operate"]  # without --allow-control
+    assert all(code < 500 for codes in statuses.values() for code in codes), statuses
