@@ -185,7 +185,7 @@ def _optional_index(text: str | None, kind: Kind, where: str) -> int | None:
 
 def _point(model: _PointModel) -> Point:
     kind = Kind(model.kind)
-    where = f"{kind.value}{model.index}"
+    where = str(Address(kind, model.index))
     associated = None
     if model.associated is not None:
         associated = Address.parse(model.associated)

@@ -98,6 +98,18 @@ class Address:
         return cls(Kind(match.group(1).upper()), index)
 
 
+def spelled(type_name: str, index: int) -> str:
+    """Where the object of the operations API's ``type_name`` at ``index`` sits, as every
+    report, detail and message spells it for a person: its :class:`Address` (``AO12``, a
+    counter ``CTR3``), a frozen counter ``CTR3 (frozen)``; a type of no kind the tables list
+    as given, ``dbi 4`` (DESIGN D135)."""
+    kind = KIND_OF_TYPE.get(type_name)
+    if kind is None:
+        return f"{type_name} {index}"
+    frozen = " (frozen)" if type_name == "frozen" else ""
+    return f"{Address(kind, index)}{frozen}"
+
+
 @dataclass(frozen=True, slots=True)
 class Point:
     """One point of the tables.
@@ -141,7 +153,7 @@ class Point:
         return Address(self.kind, self.index)
 
     def __str__(self) -> str:
-        return f"{self.kind.value}{self.index}"
+        return str(self.address)
 
     @property
     def label(self) -> str:

@@ -36,7 +36,7 @@ def document_source(
     fallback: Path | None = None,
 ) -> Source:
     """The document to use (see the module's notes). A named outstation must exist."""
-    own = master.session(outstation).settings.device_profile if outstation else None
+    own = master.settings(outstation).device_profile if outstation else None
     if isinstance(document, Path):
         return (document, "")
     if document is not None:

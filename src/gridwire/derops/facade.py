@@ -137,5 +137,5 @@ class DerMaster(Master):
 
     def der(self, outstation: str) -> Der:
         """The DER procedures on ``outstation`` (RequestError now for an unknown one)."""
-        self.session(outstation)
+        self.settings(outstation)
         return Der(self, outstation)

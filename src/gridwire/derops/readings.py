@@ -142,7 +142,7 @@ def naming(point: Point) -> tuple[str, str, int, str, str, str | None]:
     """The fields of :class:`PointInfo` for ``point``, in order."""
     kind = point.kind
     return (
-        f"{kind.value}{point.index}",
+        str(point.address),
         _TYPE_NAMES[kind],
         point.index,
         point.name,

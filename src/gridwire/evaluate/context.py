@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gridwire.clock import Clock
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Point
 from gridwire.derops.facade import Der
@@ -116,6 +117,11 @@ class CheckContext:
         return self.run.settle
 
     @property
+    def clock(self) -> Clock:
+        """The master's clock: what a check measures or waits until is read from it."""
+        return self.run.master.clock
+
+    @property
     def der(self) -> Der:
         """The DER procedures (der.read, der.write, der.enable, der.curve, der.write_curve,
         der.compare...) on the outstation."""
@@ -189,7 +195,7 @@ class CheckContext:
         self.master.deviate(self.outstation, {name: value})
 
         async def off() -> None:
-            if name in self.master.session(self.outstation).deviations.on:
+            if name in self.master.deviations(self.outstation):
                 self.master.deviate(self.outstation, {name: False})
 
         self.restore(f"deviation {name} off", off)

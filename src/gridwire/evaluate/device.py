@@ -118,7 +118,7 @@ def nameplate(point_map: PointMap, surveyed: Survey | None) -> list[NameplateVal
 
 
 async def _attributes(master: Master, outstation: str) -> list[DeviceAttribute]:
-    if not master.session(outstation).connected:
+    if not master.connected(outstation):
         return []
     try:
         found = (await read_attributes(master, outstation)).attributes
@@ -139,7 +139,7 @@ async def describe_device(
     parameters: dict[str, Any] | None = None,
 ) -> DeviceUnderTest:
     """The report's ``device`` (see the module's notes)."""
-    settings = master.session(outstation).settings
+    settings = master.settings(outstation)
     source, digest = _tables(point_map, settings.profile)
     return DeviceUnderTest(
         outstation=outstation,

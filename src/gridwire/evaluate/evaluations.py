@@ -70,7 +70,7 @@ class Evaluations:
         one already runs against it (and what :func:`~gridwire.evaluate.runner.evaluate`
         raises)."""
         master = self.master
-        master.session(outstation)  # RequestError for an unknown outstation first
+        master.settings(outstation)  # RequestError for an unknown outstation first
         under_way = self._running.get(outstation)
         if under_way is not None:
             p = under_way.progress
@@ -106,7 +106,7 @@ class Evaluations:
 
     def status(self, outstation: str) -> EvaluationStatus:
         """The run under way against ``outstation``, else its last report."""
-        self.master.session(outstation)
+        self.master.settings(outstation)  # RequestError for an unknown outstation
         run = self._running.get(outstation)
         if run is not None:
             p = run.progress
@@ -138,7 +138,7 @@ class Evaluations:
     def cancel(self, outstation: str) -> CancelResult:
         """Stop the run against ``outstation`` after the check under way; the rest are
         reported not_run ("cancelled"). Nothing to do when none runs."""
-        self.master.session(outstation)
+        self.master.settings(outstation)  # RequestError for an unknown outstation
         run = self._running.get(outstation)
         if run is None:
             return CancelResult(outstation, cancelled=False, current=None)
@@ -148,7 +148,7 @@ class Evaluations:
     def abort(self, outstation: str) -> CancelResult:
         """Stop the run against ``outstation`` now: the check under way ends ``not_run``
         (interrupted), its restores run within settle + 5 s; the rest are not run."""
-        self.master.session(outstation)
+        self.master.settings(outstation)  # RequestError for an unknown outstation
         run = self._running.get(outstation)
         if run is None:
             return CancelResult(outstation, cancelled=False, current=None)

@@ -43,7 +43,7 @@ import platformdirs
 
 from gridwire.der.functions import CURVE_FIRST_X, CurveBlock
 from gridwire.der.pointmap import PointMap
-from gridwire.der.points import Kind, Point
+from gridwire.der.points import Kind, Point, spelled
 from gridwire.derops.profile import point_map_of
 from gridwire.derops.read import read_points
 from gridwire.dnp3.app.fragments import parse_request
@@ -97,7 +97,7 @@ class Entry:
         if self.type == "run_state":
             return RUN_STATE
         curve = f" (curve {self.selector})" if self.selector is not None else ""
-        return f"{self.type.upper()}{self.index}{curve}"
+        return f"{spelled(self.type, self.index)}{curve}"
 
     @property
     def key(self) -> tuple[str, int, int | None]:
@@ -141,7 +141,7 @@ class Journal:
 
     async def save(self) -> None:
         """Write the entries (flushed, fsync'd), or remove the file when there are none."""
-        settings = self.master.session(self.outstation).settings
+        settings = self.master.settings(self.outstation)
         data = {
             "outstation": self.outstation,
             "host": settings.host,
@@ -319,11 +319,11 @@ class Journal:
 
     async def _settled(self, entry: Entry, settle: float) -> str | None:
         """The run state once it is the one found, or after ``settle`` seconds."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + settle
+        clock = self.master.clock
+        deadline = clock.monotonic() + settle
         while True:
             now = await self.run_state(settled=True)
-            if now == entry.as_found or loop.time() >= deadline:
+            if now == entry.as_found or clock.monotonic() >= deadline:
                 return now
             await asyncio.sleep(_POLL)
 
@@ -423,7 +423,7 @@ async def restore_journal(
     """Write back the journal left for ``outstation``: each point as ``{point, as_found,
     now, restored}``; the journal is removed when everything is back, else keeps what is
     not. RequestError when there is none."""
-    settings = master.session(outstation).settings
+    settings = master.settings(outstation)
     path = journal_path(state_dir, settings)
     if not path.exists():
         raise RequestError(f"no restore journal is left for {outstation} ({path})")

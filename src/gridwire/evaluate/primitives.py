@@ -21,7 +21,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from gridwire.der.points import Number, Point
+from gridwire.clock import SYSTEM_CLOCK, Clock
+from gridwire.der.points import Number, Point, spelled
 from gridwire.derops.curve import curve_block_of, selector_control
 from gridwire.derops.readings import DerReading
 from gridwire.evaluate.context import CheckContext
@@ -61,7 +62,7 @@ def accepted(result: OperateResult, what: str) -> None:
         indications = ", ".join(result.exchanges[-1].indications) or "none"
         raise Failed(f"{what} was not accepted: no status came back (indications {indications})")
     for status in result.statuses:
-        point = f"{status.type.upper()}{status.index}"
+        point = spelled(status.type, status.index)
         if status.status != SUCCESS:
             raise Failed(f"{what} was refused: {point} {status.status or 'no status'}")
         if not status.echoed:
@@ -79,7 +80,7 @@ def refused(ctx: CheckContext, result: OperateResult, what: str, usual: str) -> 
         ctx.note(f"{what} was refused with no status (indications {indications}), not {usual}")
         return "with no status"
     for status in result.statuses:
-        point = f"{status.type.upper()}{status.index}"
+        point = spelled(status.type, status.index)
         if status.status == SUCCESS:
             raise Failed(f"{what} was accepted ({point} SUCCESS)")
     others = {s.status: None for s in result.statuses if s.status != usual}
@@ -116,16 +117,17 @@ def offline(reading: DerReading) -> None:
         raise Failed(f"{reading.address} is not offline: flags {', '.join(reading.flags)}")
 
 
-async def eventually(settle: float, attempt: Callable[[], Awaitable[T]]) -> T:
+async def eventually(
+    settle: float, attempt: Callable[[], Awaitable[T]], *, clock: Clock = SYSTEM_CLOCK
+) -> T:
     """``attempt()``, tried again every :data:`RETRY_INTERVAL` seconds while it raises
-    Failed, until ``settle`` seconds have passed; then its last failure stands."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + settle
+    Failed, until ``settle`` seconds have passed on ``clock``; then its last failure stands."""
+    deadline = clock.monotonic() + settle
     while True:
         try:
             return await attempt()
         except Failed:
-            if loop.time() + RETRY_INTERVAL > deadline:
+            if clock.monotonic() + RETRY_INTERVAL > deadline:
                 raise
         await asyncio.sleep(RETRY_INTERVAL)
 

@@ -42,8 +42,7 @@ async def put_back(ctx: CheckContext) -> list[str]:
     """The check's restores, then the journal's (see the module's notes): what was not put
     back, each named (empty when everything is as found)."""
     run = ctx.run
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + run.restore_wait
+    deadline = ctx.clock.monotonic() + run.restore_wait
     if not await _connected(ctx, deadline):
         ctx.note(f"the connection was not back within {run.restore_wait:g} s: nothing was put back")
         left = [left_item(e, None) for e in run.journal.entries] if run.journal else []
@@ -68,10 +67,10 @@ async def _journal_put_back(ctx: CheckContext, deadline: float) -> list[dict[str
             try:
                 return await journal.put_back(ctx.run.settle)
             except GridwireError as exc:
-                if ctx.master.session(ctx.outstation).connected:
+                if ctx.master.connected(ctx.outstation):
                     log.error("the journal of %s could not be put back: %s", ctx.outstation, exc)
                     break
-        if asyncio.get_running_loop().time() >= deadline:
+        if ctx.clock.monotonic() >= deadline:
             break
     return [left_item(e, None) for e in journal.entries]
 
@@ -105,16 +104,11 @@ async def bounded(
 
 
 async def _connected(ctx: CheckContext, deadline: float) -> bool:
-    session = ctx.master.session(ctx.outstation)
-    if session.connected:
+    if ctx.master.connected(ctx.outstation):
         return True
-    loop = asyncio.get_running_loop()
-    wait = max(0.0, deadline - loop.time())
+    wait = max(0.0, deadline - ctx.clock.monotonic())
     log.warning("restores of %s wait up to %.1f s for the connection", ctx.spec.id, wait)
-    while not session.connected and loop.time() < deadline:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(session.connector.up.wait(), max(0.0, deadline - loop.time()))
-    return session.connected
+    return await ctx.master.wait_connected(ctx.outstation, wait)
 
 
 async def _own_restores(ctx: CheckContext) -> list[str]:

@@ -41,13 +41,13 @@ import contextlib
 import contextvars
 import logging
 import math
-import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
 from gridwire import __version__
+from gridwire.clock import SYSTEM_CLOCK, Clock
 from gridwire.derops.profile import point_map_of
 from gridwire.errors import ConnectionFailed, RequestError
 from gridwire.evaluate.catalogue import NOT_IMPLEMENTED, CheckFunction, CheckSpec, check_function
@@ -152,9 +152,10 @@ class Progress:
             self.check.cancel()
 
 
-def utc_now() -> str:
-    """The time now, UTC, ISO 8601 to the second: ``2026-05-01T12:00:00Z``."""
-    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+def utc_now(clock: Clock = SYSTEM_CLOCK) -> str:
+    """The time now on ``clock``, UTC, ISO 8601 to the second: ``2026-05-01T12:00:00Z``."""
+    now = datetime.fromtimestamp(clock.wall(), UTC)
+    return now.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 async def evaluate(
@@ -173,17 +174,16 @@ async def evaluate(
     options = options or Options()
     specs = options.checked()
     point_map = point_map_of(master, outstation)
-    session = master.session(outstation)
-    path = journal_path(state_dir or default_state_dir(), session.settings)
+    path = journal_path(state_dir or default_state_dir(), master.settings(outstation))
     refuse_if_left(path)
     progress = progress or Progress(outstation)
     progress.total = len(specs)
-    progress.started = started = utc_now()
-    progress.frames_before = session.frames.last_id
+    progress.started = started = utc_now(master.clock)
+    progress.frames_before = master.frame_mark(outstation)
     _name_the_checks()
     journal = Journal(master, outstation, point_map, path)
     master.command_hook(outstation, journal.before)
-    found_on = session.deviations.on
+    found_on = master.deviations(outstation)
     if found_on:
         master.deviate(outstation, {name: False for name in found_on})
     try:
@@ -205,7 +205,7 @@ async def evaluate(
             reason = _reason_not_to_run(spec, run, lost, progress)
             progress.current = spec.id if reason is None else None
             result = await _check(run, spec, reason, progress)
-            if lost is None and (run.lost or not session.connected):
+            if lost is None and (run.lost or not master.connected(outstation)):
                 lost = spec.id
             progress.current = None
             progress.results.append(result)
@@ -224,7 +224,7 @@ async def evaluate(
             item["now"],
         )
     curves = options.curves if options.curves is not None else run.curves_found
-    ended = utc_now()
+    ended = utc_now(master.clock)
     report = Report(
         tool=TOOL,
         version=__version__,
@@ -272,7 +272,7 @@ def _reason_not_to_run(
         )
     if lost is not None:
         return f"the connection was lost during {lost}", True
-    if not run.master.session(run.outstation).connected:
+    if not run.master.connected(run.outstation):
         return "the outstation is not connected", True
     return None
 
@@ -288,9 +288,8 @@ async def _check(
         reason, interrupted = why or (NOT_IMPLEMENTED, False)
         return CheckResult(spec.id, spec.title, "not_run", reason, interrupted=interrupted)
     ctx = CheckContext(spec, run)
-    frames = run.master.session(run.outstation).frames
-    before = frames.last_id
-    started = time.monotonic()
+    before = run.master.frame_mark(run.outstation)
+    started = run.master.clock.monotonic()
     token = _running.set(spec.id)
     journaling = JOURNALING.set(True)
     try:
@@ -308,7 +307,7 @@ async def _check(
     if not_back:
         verdict = "failed"
         detail = (f"{detail}; " if detail else "") + "not put back: " + "; ".join(not_back)
-    after = frames.last_id
+    after = run.master.frame_mark(run.outstation)
     return CheckResult(
         id=spec.id,
         title=spec.title,
@@ -316,7 +315,7 @@ async def _check(
         detail=detail,
         notes=ctx.notes,
         requests=requests_sent(run.master.trace(run.outstation, before), after),
-        seconds=round(time.monotonic() - started, 3),
+        seconds=round(run.master.clock.monotonic() - started, 3),
         frames=[before + 1, after] if after > before else None,
         interrupted=interrupted,
     )
@@ -361,8 +360,7 @@ async def _verdict(function: CheckFunction, ctx: CheckContext) -> tuple[Verdict,
 
 def _put_back_deviations(master: Master, outstation: str, found_on: dict[str, object]) -> None:
     try:
-        session = master.session(outstation)
-        now_on = session.deviations.on
+        now_on = master.deviations(outstation)
         if now_on:
             master.deviate(outstation, {name: False for name in now_on})
         if found_on:

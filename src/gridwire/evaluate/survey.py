@@ -61,14 +61,14 @@ def _answered(exchange: Exchange, master: Master, outstation: str, what: str) ->
     is an answer: what arrived is used."""
     if exchange.outcome == "complete" or exchange.fragments > 0:
         return
-    if exchange.outcome == "abandoned" or not master.session(outstation).connected:
+    if exchange.outcome == "abandoned" or not master.connected(outstation):
         raise ConnectionFailed(f"the connection to {outstation} was lost during the {what}")
     raise ConnectionFailed(f"{outstation} did not answer the {what} ({exchange.outcome})")
 
 
 async def survey(master: Master, outstation: str, point_map: PointMap) -> Survey:
     """Survey ``outstation`` (see the module's notes)."""
-    if not master.session(outstation).connected:
+    if not master.connected(outstation):
         raise ConnectionFailed(f"outstation {outstation} is not connected")
     found = Survey()
     class0 = await master.scan(outstation, "class0")
@@ -82,7 +82,7 @@ async def survey(master: Master, outstation: str, point_map: PointMap) -> Survey
         ranged = await read_ranges(master, outstation, missing)
         found.exchanges += ranged.exchanges
         for exchange in ranged.exchanges:
-            if exchange.outcome == "abandoned" or not master.session(outstation).connected:
+            if exchange.outcome == "abandoned" or not master.connected(outstation):
                 raise ConnectionFailed(
                     f"the connection to {outstation} was lost during the survey's range reads"
                 )

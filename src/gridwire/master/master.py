@@ -37,6 +37,7 @@ from gridwire.master.conditions import (
 from gridwire.master.connection import check_tls
 from gridwire.master.controls import Control, ControlProfile
 from gridwire.master.hold import Hold
+from gridwire.master.queries import OutstationQueries
 from gridwire.master.records import (
     CaptureResult,
     Exchange,
@@ -77,7 +78,7 @@ CLEARABLE = ("frames", "events", "values")
 _SMALLEST_CONTROL = 4  # octets: g41v2's value and status, after a one-octet index prefix
 
 
-class Master:
+class Master(OutstationQueries):
     """A DNP3 master for any number of outstations, on one asyncio loop."""
 
     def __init__(

@@ -275,7 +275,7 @@ class Session:
             self._send("link", None, received.replies)
         if not received.fragments:
             return
-        now = asyncio.get_running_loop().time()
+        now = self.clock.monotonic()
         for fragment in received.fragments:
             verdict = self._rules.receive(fragment, now)
             if not verdict.taken:
@@ -381,7 +381,7 @@ class Session:
         self._flight = flight
         try:
             flight.sent_ms = self._send("request", function, out.frames)
-            transaction.sent(loop.time())
+            transaction.sent(self.clock.monotonic())
             if not transaction.ended:
                 self._arm(flight)
                 await flight.future
@@ -400,7 +400,8 @@ class Session:
     def _arm(self, flight: _InFlight) -> None:
         deadline = flight.transaction.deadline
         assert deadline is not None
-        flight.timer = asyncio.get_running_loop().call_at(deadline, self._on_deadline, flight)
+        delay = max(0.0, deadline - self.clock.monotonic())  # a deadline on the one clock
+        flight.timer = asyncio.get_running_loop().call_later(delay, self._on_deadline, flight)
 
     def _on_deadline(self, flight: _InFlight) -> None:
         """The timer: ask the rules what the time means (wait on, send again, or ended)."""
@@ -408,7 +409,7 @@ class Session:
         if flight.future.done():
             return
         transaction = flight.transaction
-        now = asyncio.get_running_loop().time()
+        now = self.clock.monotonic()
         if transaction.poll(now, can_retry=self.connected) == "retry":
             try:
                 again = self.association.request(flight.function, flight.body, seq=transaction.seq)

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
 
-from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.der.points import KIND_OF_TYPE, spelled
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.evaluate.context import CheckContext
 from gridwire.evaluate.families.frames import (
@@ -54,7 +54,6 @@ LATE: Final = 0.5
 """Seconds a late confirmation is held back: the next poll leaves within milliseconds of the
 response it answers, so the confirmation comes after it (checked in the trace)."""
 _SHOWN: Final = 4
-_KINDS: Final = {"ai": "AI", "bi": "BI", "ao": "AO", "bo": "BO", "counter": "CTR", "frozen": "CTR"}
 
 _AFTER: Final = {
     "withhold_confirmation": "after their confirmation was withheld",
@@ -98,8 +97,10 @@ def shown(events: Iterable[DnpObject]) -> str:
 
 
 def _named(event: DnpObject) -> str:
-    kind = _KINDS.get(event.type or "")
-    point = f"{kind}{event.index}" if kind else f"g{event.group}v{event.variation} {event.index}"
+    if event.type in KIND_OF_TYPE and event.index is not None:
+        point = spelled(event.type, event.index)
+    else:
+        point = f"g{event.group}v{event.variation} {event.index}"
     text = f"{point} = {event.value!r}"
     if timed(event):
         assert event.time_ms is not None
@@ -126,7 +127,8 @@ class Poller:
 
     def __init__(self, ctx: CheckContext) -> None:
         self.ctx = ctx
-        self.session = ctx.master.session(ctx.outstation)
+        self.master = ctx.master
+        self.outstation = ctx.outstation
 
     async def poll(self, what: str, *, confirmed: bool = True) -> Poll:
         """One READ of classes 1, 2 and 3; Failed when it was not answered.
@@ -136,21 +138,21 @@ class Poller:
         as much as will come: the outstation waits for the confirmation before the next. The
         poll ends as it arrives, rather than at the response timeout, and the events are
         those that fragment carried."""
-        mark = self.session.frames.last_id
-        events_mark = self.session.events.mark()
+        mark = self.master.frame_mark(self.outstation)
+        events_mark = self.master.event_mark(self.outstation)
         exchange = asyncio.ensure_future(
-            self.session.exchange(FunctionCode.READ, scan_body("events"))
+            self.master.read_responses(self.outstation, scan_body("events"))
         )
         try:
             while not exchange.done():
-                changed = asyncio.ensure_future(self.session.changed())
+                changed = asyncio.ensure_future(self.master.changed(self.outstation))
                 await asyncio.wait({exchange, changed}, return_when=asyncio.FIRST_COMPLETED)
                 changed.cancel()
                 if exchange.done() or confirmed:
                     continue
                 partial = self._first_of_many(mark)
                 if partial is not None:
-                    events = self.session.events.after(events_mark)
+                    events = self.master.events_after(self.outstation, events_mark)
                     return Poll(partial.seq, events, True, False, self._request(mark))
             result = exchange.result()
         finally:
@@ -189,8 +191,7 @@ class Poller:
 async def events_kept(ctx: CheckContext) -> None:
     """A confirmation deviation check (see the module's notes)."""
     deviation: str = ctx.arg("deviation")
-    session = ctx.master.session(ctx.outstation)
-    if not session.settings.confirms:
+    if not ctx.master.settings(ctx.outstation).confirms:
         raise NotApplicable(
             "the master is set not to confirm (confirm false, or manual): the check needs "
             "it to confirm what the outstation asks it to"
@@ -249,13 +250,12 @@ async def events_kept(ctx: CheckContext) -> None:
 async def _first_events(ctx: CheckContext, poller: Poller) -> Poll:
     """Poll every :data:`RETRY_INTERVAL` seconds until a response carries events;
     NotApplicable when none has within ``settle``."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + ctx.settle
+    deadline = ctx.clock.monotonic() + ctx.settle
     while True:
         poll = await poller.poll("the event poll", confirmed=False)
         if poll.events:
             return poll
-        if loop.time() + RETRY_INTERVAL > deadline:
+        if ctx.clock.monotonic() + RETRY_INTERVAL > deadline:
             raise NotApplicable(f"no event was reported within settle ({ctx.settle:g} s)")
         await asyncio.sleep(RETRY_INTERVAL)
 
@@ -263,10 +263,10 @@ async def _first_events(ctx: CheckContext, poller: Poller) -> Poll:
 async def _late_confirmations_gone(poller: Poller, first: Poll, second: Poll) -> None:
     """Wait until the late confirmations of both polls have been written, and make sure the
     first left after the second poll's request (else the check tested nothing)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + LATE + 2.0
+    clock = poller.ctx.clock
+    deadline = clock.monotonic() + LATE + 2.0
     while not (poller.confirms(first) and poller.confirms(second)):
-        if loop.time() > deadline:
+        if clock.monotonic() > deadline:
             raise RuntimeError("the late confirmations were not written within 2.5 s")
         await asyncio.sleep(0.05)
     confirm = poller.confirms(first)[0]

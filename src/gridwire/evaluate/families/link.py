@@ -41,7 +41,6 @@ from dataclasses import dataclass
 from typing import Final
 
 from gridwire.der.points import Kind, Point
-from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.headers import range_header
 from gridwire.dnp3.link import MAX_FRAME, MIN_LENGTH, frame_size
 from gridwire.evaluate.context import CheckContext
@@ -114,25 +113,24 @@ class Prober:
 
     def __init__(self, ctx: CheckContext, point: Point) -> None:
         self.ctx = ctx
-        self.session = ctx.master.session(ctx.outstation)
         self.body = probe_body(point)
         self.what = f"the probe (a READ of {point.address})"
-        self.timeout = self.session.settings.response_timeout
-        self.start = self.session.frames.last_id
+        self.timeout = ctx.master.settings(ctx.outstation).response_timeout
+        self.start = ctx.master.frame_mark(ctx.outstation)
 
     async def send(self, wait: float | None) -> Probe:
         """One probe, waited for ``wait`` seconds (None: the session's own response timeout;
         a probe given up sooner is abandoned, never sent again)."""
-        mark = self.session.frames.last_id
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        exchange = self.session.exchange(FunctionCode.READ, self.body)
+        master, clock = self.ctx.master, self.ctx.clock
+        mark = master.frame_mark(self.ctx.outstation)
+        started = clock.monotonic()
+        exchange = master.read_responses(self.ctx.outstation, self.body)
         try:
             result = await (exchange if wait is None else asyncio.wait_for(exchange, wait))
             outcome: str = result.record.outcome
         except TimeoutError:
             outcome = "unanswered"
-        seconds = loop.time() - started
+        seconds = clock.monotonic() - started
         request = first_request(fragments(self.ctx.master.trace(self.ctx.outstation, mark)))
         return Probe(outcome == "complete", outcome, request, seconds)
 

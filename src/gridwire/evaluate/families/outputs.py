@@ -19,7 +19,6 @@ Each failure names the point and what was seen; at most :data:`LISTED` problems 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Literal
 
@@ -200,7 +199,7 @@ async def read_back(ctx: CheckContext, values: Values, what: str, flags: Flags =
                 problems.append(problem)
         _fail_with(what, problems)
 
-    await eventually(ctx.settle, attempt)
+    await eventually(ctx.settle, attempt, clock=ctx.clock)
 
 
 async def write(ctx: CheckContext, values: Values, what: str, flags: Flags = "any") -> None:
@@ -227,7 +226,7 @@ async def states(
         _fail_with(what, problems)
 
     if wait:
-        await eventually(ctx.settle, attempt)
+        await eventually(ctx.settle, attempt, clock=ctx.clock)
     else:
         await attempt()
 
@@ -291,10 +290,10 @@ async def toggle(ctx: CheckContext, output: Point, mirror: Point, what: str) -> 
     for state in (not found, found):
         kept.changed()
         latched = f"{output.address} latched {shown(output, state)}"
-        started = time.monotonic()
+        started = ctx.clock.monotonic()
         await operate(ctx, [(output, state)], f"{what}: {latched}")
         await states(ctx, [(mirror, state)], f"{what}: after {latched}")
-        slowest = max(slowest, time.monotonic() - started)
+        slowest = max(slowest, ctx.clock.monotonic() - started)
     kept.dirty = False
     return (
         f"{output.address} latched {shown(output, not found)} and back "
@@ -320,6 +319,6 @@ async def flagged(
         _fail_with(what, problems)
 
     if wait:
-        await eventually(ctx.settle, attempt)
+        await eventually(ctx.settle, attempt, clock=ctx.clock)
     else:
         await attempt()

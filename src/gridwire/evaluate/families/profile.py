@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gridwire.der.points import spelled
 from gridwire.derops.compare import Class0Difference, PointRef
 from gridwire.errors import RequestError
 from gridwire.evaluate.context import CheckContext
@@ -21,17 +22,10 @@ from gridwire.evaluate.primitives import answered
 LISTED = 8
 """Points of each kind named in the detail at most."""
 
-_KINDS = {"counter": "CTR", "frozen": "CTR (frozen) "}
-
-
-def address(point_type: str, index: int) -> str:
-    """``AI537`` for (ai, 537); counters as CTR."""
-    return f"{_KINDS.get(point_type, point_type.upper())}{index}"
-
 
 def _listed(points: Sequence[PointRef | Class0Difference], what: str) -> str:
     def one(p: PointRef | Class0Difference) -> str:
-        text = address(p.type, p.index)
+        text = spelled(p.type, p.index)
         if isinstance(p, Class0Difference):
             seen = "carried" if p.carried else "left out"
             text += f" (declared {p.declared}, {seen})"
@@ -43,7 +37,7 @@ def _listed(points: Sequence[PointRef | Class0Difference], what: str) -> str:
 
 
 async def profile_001(ctx: CheckContext) -> None:
-    own = ctx.master.session(ctx.outstation).settings.device_profile
+    own = ctx.master.settings(ctx.outstation).device_profile
     if own is None and ctx.run.device_profile is None:
         raise NotApplicable(
             "no Device Profile document: give the outstation device_profile (in add or its "

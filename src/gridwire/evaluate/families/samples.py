@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gridwire.der.points import Kind, Point
+from gridwire.der.points import Kind, Point, spelled
 from gridwire.derops.curve import CurveReading
 from gridwire.derops.write_curve import WriteCurveResult
 from gridwire.errors import RequestError
@@ -37,7 +37,7 @@ class Pointed:
 def _judge(result: WriteCurveResult, what: str) -> None:
     if result.stopped_at is not None:
         statuses = [
-            f"{s.type.upper()}{s.index} {s.status or 'no status'}"
+            f"{spelled(s.type, s.index)} {s.status or 'no status'}"
             for step in result.steps
             for s in step.statuses
             if s.status != "SUCCESS"

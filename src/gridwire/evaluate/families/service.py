@@ -33,7 +33,6 @@ how a command without permission was refused.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -150,7 +149,7 @@ class Service:
                     f"BI15 (stopped) {stopped}"
                 )
 
-        await eventually(self.ctx.settle, attempt)
+        await eventually(self.ctx.settle, attempt, clock=self.ctx.clock)
         return found[-1]
 
     async def permission(self, address: str, granted: bool) -> None:
@@ -180,7 +179,7 @@ class Service:
         await self.permission("BO4" if stop else "BO3", True)
         output = self.output("BO2" if stop else "BO1")
         what = "the stop (BO2 on)" if stop else "the start (BO1 on)"
-        started = time.monotonic()
+        started = self.ctx.clock.monotonic()
         await operate(self.ctx, [(output, True)], what)
         expected = [
             (self.stopped, stop),
@@ -191,7 +190,7 @@ class Service:
         if stop and mirror is not None and self.ctx.serves(mirror):
             expected.append((mirror, True))
         await states(self.ctx, expected, f"after {what}")
-        return time.monotonic() - started
+        return self.ctx.clock.monotonic() - started
 
     def keep_run_state(self, found: RunState) -> None:
         """Put the run state found back when the check ends (when it changed)."""
