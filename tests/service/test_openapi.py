@@ -122,8 +122,11 @@ async def test_the_document_is_built_from_the_table_alone() -> None:
     assert (probe["operationId"], probe["summary"]) == ("probe", "Probe the thing")
     assert probe["description"] == "Probe the thing"  # no description: the summary
     assert poke["description"] == "Poke it Commands an outstation: needs --allow-control."
-    assert list(probe["responses"]) == ["200", "400", "503", "401", "408", "413", "415", "403"]
-    assert list(poke["responses"]) == ["200", "400", "403", "503", "401", "408", "413", "415"]
+    # 500 (kind internal, a bug: D133) on every operation's route.
+    probed = ["200", "400", "503", "500", "401", "408", "413", "415", "403"]
+    poked = ["200", "400", "403", "503", "500", "401", "408", "413", "415"]
+    assert list(probe["responses"]) == probed
+    assert list(poke["responses"]) == poked
     assert probe["requestBody"]["required"] is True and poke["requestBody"]["required"] is True
     body = resolve(served, poke["requestBody"]["content"]["application/json"]["schema"])
     assert set(body["properties"]) == {"outstation", "level"}

@@ -1,12 +1,13 @@
 """Errors of the IEEE 1815.2 point map: a map file, a workbook, or a download that cannot be used.
 
 A point named badly in an operation is not one of these: naming raises
-:class:`gridwire.errors.RequestError`, the error an operation answers with.
+:class:`UnknownPoint` or :class:`gridwire.errors.BadParameter`, errors an operation answers
+with (kind ``request``, D132).
 """
 
 from __future__ import annotations
 
-from gridwire.errors import ConfigError, GridwireError
+from gridwire.errors import ConfigError, GridwireError, UnknownName
 
 
 class MapError(ConfigError):
@@ -21,3 +22,7 @@ class WorkbookError(MapError):
 
 class FetchError(GridwireError):
     """The tables could not be downloaded or found in what was downloaded; one line says why."""
+
+
+class UnknownPoint(UnknownName):
+    """No point of the profile is named so (by name or by address)."""

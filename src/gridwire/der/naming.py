@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from gridwire.der.errors import UnknownPoint
 from gridwire.der.points import Address, Kind, Point
 from gridwire.der.text import first_sentence, normalize
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter
 
 _INPUTS = frozenset(k for k in Kind if k.is_input)
 _OUTPUTS = frozenset(k for k in Kind if k.is_output)
@@ -65,7 +66,7 @@ class NameIndex:
 
     def _resolve(self, text: str, write: bool) -> Point:
         if not text.strip():
-            raise RequestError("a point is named by its address or its name; the name is empty")
+            raise BadParameter("a point is named by its address or its name; the name is empty")
         address = Address.parse(text)
         if address is not None:
             return self._by_address_for(address, write)
@@ -77,14 +78,14 @@ class NameIndex:
                 if len(found) == 1:
                     return found[0]
                 if found:
-                    raise RequestError(f"'{text}' names more than one point: {addresses(found)}")
+                    raise BadParameter(f"'{text}' names more than one point: {addresses(found)}")
         if write:
             inputs = self.matches(text, _INPUTS)
             if inputs:
-                raise RequestError(
+                raise BadParameter(
                     f"'{text}' names an input ({addresses(inputs)}); a write names outputs only"
                 )
-        raise RequestError(f"no point of the profile is named '{text}'")
+        raise UnknownPoint(f"no point of the profile is named '{text}'")
 
     def matches(self, text: str, kinds: frozenset[Kind]) -> list[Point]:
         """Points of ``kinds`` whose name, label or first sentence is ``text``."""
@@ -95,7 +96,7 @@ class NameIndex:
     def _by_address_for(self, address: Address, write: bool) -> Point:
         point = self._by_address.get(address)
         if point is None:
-            raise RequestError(f"{address} is not a point of the profile")
+            raise UnknownPoint(f"{address} is not a point of the profile")
         if write and not address.kind.is_output:
-            raise RequestError(f"{address} is an input; a write names outputs only")
+            raise BadParameter(f"{address} is an input; a write names outputs only")
         return point

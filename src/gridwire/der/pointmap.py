@@ -10,7 +10,7 @@ from gridwire.der.naming import NameIndex
 from gridwire.der.points import KIND_OF_TYPE, Address, Kind, Point
 from gridwire.der.text import normalize
 from gridwire.der.validation import check_curve_block, checked_points, claim_function_points
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter, UnknownName
 
 
 class PointMap:
@@ -167,7 +167,7 @@ class PointMap:
             if len(found) > 1:
                 return None
         if len(found) > 1:
-            raise RequestError(
+            raise BadParameter(
                 f"'{text}' names more than one function: " + ", ".join(f.key for f in found)
             )
         return found[0] if found else None
@@ -183,7 +183,7 @@ class PointMap:
             return points
         functions = ", ".join(self._functions) or "none"
         purposes = ", ".join(self.purposes) or "none"
-        raise RequestError(
+        raise UnknownName(
             f"no function or purpose is named '{text}' "
             f"(functions: {functions}; purposes: {purposes})"
         )

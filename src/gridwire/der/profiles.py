@@ -6,7 +6,7 @@ from pathlib import Path
 
 from gridwire.der.pointmap import PointMap
 from gridwire.der.store import load_point_map
-from gridwire.errors import RequestError
+from gridwire.errors import UnknownName
 
 PROFILES = ("ieee1815.2",)
 """Profile names an outstation may be given: the DNP3 profile for DER (IEEE 1815.2)."""
@@ -22,7 +22,7 @@ class ProfileLoader:
 
     def __call__(self, profile: str) -> PointMap:
         if profile.strip().lower() not in PROFILES:
-            raise RequestError(f"unknown profile {profile!r} (profiles: {', '.join(PROFILES)})")
+            raise UnknownName(f"unknown profile {profile!r} (profiles: {', '.join(PROFILES)})")
         if self._map is None:
             self._map = load_point_map(self.tables)
         return self._map

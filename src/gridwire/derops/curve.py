@@ -36,12 +36,13 @@ from gridwire.der.functions import (
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Kind
 from gridwire.derops.curve_codes import CURVE_TYPES, X_UNITS, Y_UNITS
+from gridwire.derops.errors import NotConfigured
 from gridwire.derops.operated import Mode
 from gridwire.derops.ranges import PointReader, read_ranges
 from gridwire.derops.readings import latest
 from gridwire.derops.values import describe, out_of_range, whole
 from gridwire.dnp3.objects.records import DnpObject
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter
 from gridwire.master import Master
 from gridwire.master.controls import Control
 from gridwire.master.records import Exchange, OperateResult
@@ -79,7 +80,7 @@ class CurveResult(CurveReading):
 def curve_block_of(point_map: PointMap) -> CurveBlock:
     block = point_map.curve_block
     if block is None:
-        raise RequestError(f"the profile ({point_map.title}) has no curve block")
+        raise NotConfigured(f"the profile ({point_map.title}) has no curve block")
     return block
 
 
@@ -89,13 +90,13 @@ def window_control(point_map: PointMap, offset: int, value: object, what: str) -
     block = curve_block_of(point_map)
     point = point_map.get(Kind.AO, block.output(offset))
     if point is None:
-        raise RequestError(f"{what}: the profile has no AO{block.output(offset)}")
+        raise NotConfigured(f"{what}: the profile has no AO{block.output(offset)}")
     named = f"{what} ({describe(point)})"
     raw = whole(value, named)
     if not point.in_range(raw):
         raise out_of_range(point, raw, named)
     if not INT32[0] <= raw <= INT32[1]:
-        raise RequestError(f"{named}: {raw} does not fit g41v1 (32-bit)")
+        raise BadParameter(f"{named}: {raw} does not fit g41v1 (32-bit)")
     return Control("ao", point.index, raw, 1)
 
 

@@ -13,9 +13,10 @@ import asyncio
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from gridwire.derops.errors import NotConfigured
 from gridwire.devprofile.layout import Layout, lay_out
 from gridwire.devprofile.reader import read_document, read_document_file
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter
 from gridwire.master import Master
 
 HOW_TO_GIVE_A_DOCUMENT = (
@@ -46,10 +47,10 @@ def document_source(
     if fallback is not None:
         return (fallback, "the service's --device-profile")
     if outstation is not None:
-        raise RequestError(
+        raise NotConfigured(
             f"outstation {outstation!r} has no Device Profile document: {HOW_TO_GIVE_A_DOCUMENT}"
         )
-    raise RequestError(
+    raise BadParameter(
         "der.document needs a Device Profile document: send it as document, or name an "
         "outstation that has one (device_profile in add or --config, or the service's "
         "--device-profile)"

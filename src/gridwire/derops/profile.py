@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from gridwire.der.functions import DerFunction
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Point
-from gridwire.errors import RequestError
+from gridwire.derops.errors import NotConfigured
+from gridwire.errors import BadParameter, UnknownName
 from gridwire.master import Master
 
 HOW_TO_GIVE_A_PROFILE = (
@@ -28,12 +29,12 @@ def point_map_of(master: Master, outstation: str) -> PointMap:
     one given no profile."""
     found = master.point_map(outstation)
     if found is None:
-        raise RequestError(
+        raise NotConfigured(
             f"outstation {outstation!r} was given no profile, which names its points: "
             f"{HOW_TO_GIVE_A_PROFILE}"
         )
     if not isinstance(found, PointMap):
-        raise RequestError(
+        raise NotConfigured(
             f"outstation {outstation!r}: its profile source gave a "
             f"{type(found).__name__}, not a gridwire.der PointMap"
         )
@@ -44,11 +45,11 @@ def function_named(point_map: PointMap, text: str) -> DerFunction:
     """The function ``text`` names by its key, name, purpose or enable output; RequestError
     listing the keys there are when it names none."""
     if not text.strip():
-        raise RequestError("a function is named by its key, name, purpose or enable output")
+        raise BadParameter("a function is named by its key, name, purpose or enable output")
     function = point_map.find_function(text)
     if function is None:
         keys = ", ".join(f.key for f in point_map.functions) or "none"
-        raise RequestError(f"no function is named '{text}' (functions: {keys})")
+        raise UnknownName(f"no function is named '{text}' (functions: {keys})")
     return function
 
 

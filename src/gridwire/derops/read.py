@@ -19,7 +19,7 @@ from gridwire.der.points import Point
 from gridwire.derops.profile import named_points, unique
 from gridwire.derops.ranges import PointReader, read_ranges
 from gridwire.derops.readings import DerReading, readings
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter
 from gridwire.master.records import Exchange
 
 
@@ -37,14 +37,14 @@ def read_targets(
     """The points ``names`` and ``group`` choose, each once; RequestError for a name or group
     that means nothing (or several points), or when neither is given."""
     if isinstance(names, str):
-        raise RequestError("names is a list of names or addresses, not one string")
+        raise BadParameter("names is a list of names or addresses, not one string")
     if names is None and group is None:
-        raise RequestError("der.read needs names (a list), group, or both")
+        raise BadParameter("der.read needs names (a list), group, or both")
     chosen = named_points(point_map, names or ())
     if group is not None:
         chosen.extend(point_map.group(group))
     if not chosen:
-        raise RequestError("der.read: names is empty and no group is given")
+        raise BadParameter("der.read: names is empty and no group is given")
     return unique(chosen)
 
 

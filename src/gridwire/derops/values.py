@@ -21,7 +21,7 @@ from typing import Final
 from gridwire.der.points import Point
 from gridwire.der.text import first_sentence
 from gridwire.derops.readings import engineering, engineering_range, units_of
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter
 from gridwire.master.controls import Control
 
 Requested = bool | int | float | str
@@ -60,7 +60,7 @@ def binary_state(point: Point, value: Requested) -> bool:
         if state is not None:
             return state
     states = f", or {point.states[0]!r}/{point.states[1]!r}" if point.states else ""
-    raise RequestError(f"{describe(point)}: {value!r} is not true, false, 0, 1{states}")
+    raise BadParameter(f"{describe(point)}: {value!r} is not true, false, 0, 1{states}")
 
 
 def number_text(number: float) -> str:
@@ -95,8 +95,8 @@ def _enumerated(point: Point, name: str) -> int:
             return item.value
     if point.enumeration:
         names = ", ".join(f"{i.value} {i.name}" for i in point.enumeration)
-        raise RequestError(f"{describe(point)}: {name!r} is not one of its values ({names})")
-    raise RequestError(f"{describe(point)}: {name!r} is not a number")
+        raise BadParameter(f"{describe(point)}: {name!r} is not one of its values ({names})")
+    raise BadParameter(f"{describe(point)}: {name!r} is not a number")
 
 
 def _number(point: Point, value: Requested) -> tuple[float, int | None]:
@@ -105,15 +105,15 @@ def _number(point: Point, value: Requested) -> tuple[float, int | None]:
         raw = _enumerated(point, value)
         return float(engineering(point, raw)), raw
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise RequestError(f"{describe(point)}: {value!r} is not a number")
+        raise BadParameter(f"{describe(point)}: {value!r} is not a number")
     if not math.isfinite(value):
-        raise RequestError(f"{describe(point)}: {value!r} is not a finite number")
+        raise BadParameter(f"{describe(point)}: {value!r} is not a finite number")
     return float(value), None
 
 
-def out_of_range(point: Point, asked: float, what: str = "") -> RequestError:
+def out_of_range(point: Point, asked: float, what: str = "") -> BadParameter:
     """The refusal of ``asked`` (engineering units) beyond the tables' range of ``point``."""
-    return RequestError(
+    return BadParameter(
         f"{what or describe(point)}: {_shown(point, asked)} is outside the tables' range "
         f"{range_text(point)}; nothing was sent"
     )
@@ -123,7 +123,7 @@ def analog_plan(point: Point, value: Requested, variation: int | None) -> Planne
     """The control for an analog output (see the module's notes)."""
     chosen = variation or 1
     if chosen not in (1, 2, 3, 4):
-        raise RequestError(f"variation {variation!r} is not 1, 2, 3 or 4 (g41)")
+        raise BadParameter(f"variation {variation!r} is not 1, 2, 3 or 4 (g41)")
     asked, raw = _number(point, value)
     if raw is None:
         raw = _raw(point, asked)
@@ -132,14 +132,14 @@ def analog_plan(point: Point, value: Requested, variation: int | None) -> Planne
         raise out_of_range(point, asked)
     if chosen in (3, 4):
         if chosen == 3 and abs(asked) > _FLOAT32_MAX:
-            raise RequestError(f"{describe(point)}: {number_text(asked)} does not fit g41v3")
+            raise BadParameter(f"{describe(point)}: {number_text(asked)} does not fit g41v3")
         control = Control("ao", point.index, asked, chosen)
         return Planned(point, value, control, None, asked)
     low, high = _LIMITS[chosen]
     if raw is None or not low <= raw <= high:
         bits = 32 if chosen == 1 else 16
         shown = number_text(asked) if raw is None else f"{raw} (transmitted)"
-        raise RequestError(f"{describe(point)}: {shown} does not fit g41v{chosen} ({bits}-bit)")
+        raise BadParameter(f"{describe(point)}: {shown} does not fit g41v{chosen} ({bits}-bit)")
     control = Control("ao", point.index, raw, chosen)
     return Planned(point, value, control, raw, engineering(point, raw))
 
@@ -159,7 +159,7 @@ def binary_plan(point: Point, value: Requested) -> Planned:
 def whole(value: object, what: str) -> int:
     """``value`` as a whole number (900.0 is 900); RequestError naming ``what`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise RequestError(f"{what}: {value!r} is not a number")
+        raise BadParameter(f"{what}: {value!r} is not a number")
     if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
-        raise RequestError(f"{what}: {value!r} is not a whole number")
+        raise BadParameter(f"{what}: {value!r} is not a whole number")
     return int(value)

@@ -24,7 +24,7 @@ from gridwire.derops.operated import Mode, Operated, operated_of
 from gridwire.derops.read import read_points
 from gridwire.derops.readings import DerReading, Quality, Scalar, units_of
 from gridwire.derops.values import Planned, Requested, analog_plan, binary_plan
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter
 from gridwire.master import Master
 from gridwire.master.records import ControlStatus, Exchange
 
@@ -80,18 +80,18 @@ def plan_write(
     """Every value checked and made ready, in the order given; RequestError naming the
     first point that cannot be written (nothing is sent)."""
     if isinstance(points, str) or not isinstance(points, Mapping):
-        raise RequestError("points is an object of values keyed by name or address")
+        raise BadParameter("points is an object of values keyed by name or address")
     if not points:
-        raise RequestError("der.write needs at least one point in points")
+        raise BadParameter("der.write needs at least one point in points")
     if variation is not None and variation not in (1, 2, 3, 4):
-        raise RequestError(f"variation {variation!r} is not 1, 2, 3 or 4 (g41)")
+        raise BadParameter(f"variation {variation!r} is not 1, 2, 3 or 4 (g41)")
     planned: list[Planned] = []
     seen: dict[str, str] = {}
     for name, value in points.items():
         point = point_map.resolve(name, write=True)
         address = str(point.address)
         if address in seen:
-            raise RequestError(f"'{seen[address]}' and '{name}' both name {address}")
+            raise BadParameter(f"'{seen[address]}' and '{name}' both name {address}")
         seen[address] = name
         if point.kind.is_binary:
             planned.append(binary_plan(point, value))

@@ -36,7 +36,7 @@ from gridwire.derops.curve import (
     window_control,
 )
 from gridwire.derops.operated import Mode
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter
 from gridwire.master import Master
 from gridwire.master.controls import Control
 from gridwire.master.records import Exchange, OperateResult
@@ -87,9 +87,9 @@ def plan_curve(
     a whole number within its output's range (nothing is sent)."""
     block = curve_block_of(point_map)
     if isinstance(points, str) or not isinstance(points, Sequence):
-        raise RequestError("points is a list of [x, y] pairs")
+        raise BadParameter("points is a list of [x, y] pairs")
     if len(points) > block.max_points:
-        raise RequestError(
+        raise BadParameter(
             f"a curve holds at most {block.max_points} points; {len(points)} were given"
         )
     fields = [
@@ -101,7 +101,7 @@ def plan_curve(
     pairs: list[Control] = []
     for n, pair in enumerate(points, start=1):
         if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
-            raise RequestError(f"points[{n - 1}]: {pair!r} is not a pair [x, y]")
+            raise BadParameter(f"points[{n - 1}]: {pair!r} is not a pair [x, y]")
         offset = block.x_offset(n)
         pairs.append(window_control(point_map, offset, pair[0], f"points[{n - 1}] x"))
         pairs.append(window_control(point_map, offset + 1, pair[1], f"points[{n - 1}] y"))

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from gridwire.devprofile.codes import choice, coded, is_event_class
+from gridwire.devprofile.errors import RefusedDocument
 from gridwire.devprofile.labels import label
-from gridwire.errors import RequestError
 
 MAX_COLUMNS: Final = 200
 MAX_CELLS: Final = 1_000_000
@@ -99,13 +99,13 @@ class _Budget:
 
     def take(self, title: str, rows: int, columns: int) -> None:
         if columns > MAX_COLUMNS:
-            raise RequestError(
+            raise RefusedDocument(
                 f"Device Profile document refused: table {title!r} would have {columns} "
                 f"columns (at most {MAX_COLUMNS})"
             )
         self.cells += rows * max(columns, 1)
         if self.cells > MAX_CELLS:
-            raise RequestError(
+            raise RefusedDocument(
                 f"Device Profile document refused: its facts and tables would hold more than "
                 f"{MAX_CELLS:,} cells (the limit)"
             )

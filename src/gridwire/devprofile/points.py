@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from gridwire.devprofile.codes import CLASS_WORDS
+from gridwire.devprofile.errors import RefusedDocument
 from gridwire.devprofile.layout import text_of
-from gridwire.errors import RequestError
 
 ENTRY_TYPES: Final[dict[str, str]] = {
     "binaryInput": "bi",
@@ -83,15 +83,15 @@ def _index(entry: ET.Element, number: int) -> int:
     text = _child_text(entry, "index")
     where = f"data point {number} ({entry.tag})"
     if text is None:
-        raise RequestError(f"Device Profile document: {where} states no index")
+        raise RefusedDocument(f"Device Profile document: {where} states no index")
     try:
         index = int(text)
     except ValueError:
-        raise RequestError(
+        raise RefusedDocument(
             f"Device Profile document: {where} has index {text[:40]!r}, not a whole number"
         ) from None
     if not 0 <= index <= MAX_INDEX:
-        raise RequestError(
+        raise RefusedDocument(
             f"Device Profile document: {where} has index {index}, outside 0-{MAX_INDEX}"
         )
     return index

@@ -28,7 +28,7 @@ from xml.parsers.expat import errors as expat_errors
 from defusedxml import DefusedXmlException, DTDForbidden
 from defusedxml.ElementTree import DefusedXMLParser
 
-from gridwire.errors import RequestError
+from gridwire.devprofile.errors import RefusedDocument
 
 ROOT: Final = "DNP3DeviceProfileDocument"
 MAX_BYTES: Final = 8 * 1024 * 1024
@@ -65,18 +65,18 @@ class _Builder:
     def start(self, tag: str, attrib: dict[str, str]) -> None:
         name = self._local(tag)
         if self._elements == 0 and name != ROOT:
-            raise RequestError(
+            raise RefusedDocument(
                 f"{self._refused}: it is not a Device Profile (its root element is <{name}>, "
                 f"not <{ROOT}>)"
             )
         self._elements += 1
         self._depth += 1
         if self._elements > MAX_ELEMENTS:
-            raise RequestError(
+            raise RefusedDocument(
                 f"{self._refused}: it holds more than {MAX_ELEMENTS:,} elements (the limit)"
             )
         if self._depth > MAX_DEPTH:
-            raise RequestError(
+            raise RefusedDocument(
                 f"{self._refused}: its elements nest more than {MAX_DEPTH} deep (the limit)"
             )
         if attrib:
@@ -106,7 +106,7 @@ def read_document(document: str | bytes, what: str = _DOCUMENT) -> ET.Element:
     refused = f"{what} refused"
     size = _size(document)
     if size > MAX_BYTES:
-        raise RequestError(
+        raise RefusedDocument(
             f"{refused}: it is larger than 8 MiB ({size:,} bytes; the limit is {MAX_BYTES:,})"
         )
     builder = _Builder(refused)
@@ -117,25 +117,25 @@ def read_document(document: str | bytes, what: str = _DOCUMENT) -> ET.Element:
         parser.feed(document)
         root = parser.close()
     except DTDForbidden:
-        raise RequestError(
+        raise RefusedDocument(
             f"{refused}: it declares a document type (DTD); a Device Profile may not"
         ) from None
     except DefusedXmlException as exc:
-        raise RequestError(
+        raise RefusedDocument(
             f"{refused}: it declares entities or refers outside itself ({type(exc).__name__})"
         ) from None
     except ET.ParseError as exc:
         line, column = exc.position
         if exc.code == _UNDEFINED_ENTITY:
-            raise RequestError(
+            raise RefusedDocument(
                 f"{refused}: it refers to an entity (line {line}, column {column}); "
                 "a Device Profile may use only character references and the five XML ones"
             ) from None
-        raise RequestError(f"{refused}: it is not XML ({_reason(exc)})") from None
+        raise RefusedDocument(f"{refused}: it is not XML ({_reason(exc)})") from None
     except (UnicodeError, ValueError) as exc:
-        raise RequestError(f"{refused}: it is not XML ({exc})") from None
+        raise RefusedDocument(f"{refused}: it is not XML ({exc})") from None
     if not isinstance(root, ET.Element):  # pragma: no cover - the builder always gives one
-        raise RequestError(f"{refused}: it is not XML (no root element)")
+        raise RefusedDocument(f"{refused}: it is not XML (no root element)")
     return root
 
 
@@ -152,5 +152,5 @@ def read_document_file(path: Path, whose: str = "") -> ET.Element:
         with path.open("rb") as file:
             data = file.read(MAX_BYTES + 1)
     except OSError as exc:
-        raise RequestError(f"{what} cannot be read: {exc.strerror or exc}") from None
+        raise RefusedDocument(f"{what} cannot be read: {exc.strerror or exc}") from None
     return read_document(data, what)

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter, UnknownName
 from gridwire.evaluate.records import CheckInfo
 
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ def select(names: Sequence[str] | None) -> list[CheckSpec]:
     if names is None:
         return list(CATALOGUE)
     if not names:
-        raise RequestError("checks is empty: name checks or sets, or leave checks out for all")
+        raise BadParameter("checks is empty: name checks or sets, or leave checks out for all")
     chosen: set[str] = set()
     for name in names:
         if name in SETS:
@@ -198,7 +198,7 @@ def select(names: Sequence[str] | None) -> list[CheckSpec]:
             continue
         spec = _BY_ID.get(name.strip().casefold())
         if spec is None:
-            raise RequestError(
+            raise UnknownName(
                 f"checks: {name!r} is neither a check nor a set (sets: {', '.join(SETS)}; "
                 "the checks operation, or gridwire evaluate --list, lists the checks)"
             )

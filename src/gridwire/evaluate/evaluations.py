@@ -24,7 +24,7 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from gridwire.errors import RequestError
+from gridwire.errors import Conflict
 from gridwire.evaluate.records import CancelResult, EvaluationStatus, Report, Summary
 from gridwire.evaluate.runner import Options, Progress, evaluate
 from gridwire.master import Master
@@ -75,7 +75,7 @@ class Evaluations:
         if under_way is not None:
             p = under_way.progress
             at = f", at {p.current}" if p.current else ""
-            raise RequestError(
+            raise Conflict(
                 f"an evaluation of {outstation} is already running (started {p.started}, "
                 f"{len(p.results)} of {p.total} checks done{at}); one at a time per "
                 "outstation: wait for its report or cancel_evaluation"

@@ -48,7 +48,7 @@ from gridwire.derops.profile import point_map_of
 from gridwire.derops.read import read_points
 from gridwire.dnp3.app.fragments import parse_request
 from gridwire.dnp3.app.functions import FunctionCode
-from gridwire.errors import GridwireError, RequestError
+from gridwire.errors import Conflict, GridwireError
 from gridwire.master import Master
 from gridwire.master.controls import Control
 from gridwire.master.settings import OutstationSettings
@@ -137,7 +137,7 @@ class Journal:
             data = json.loads(self.path.read_text("utf-8"))
             self.entries = [Entry(**item) for item in data["entries"]]
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise RequestError(f"the journal {self.path} cannot be read: {exc}") from None
+            raise Conflict(f"the journal {self.path} cannot be read: {exc}") from None
 
     async def save(self) -> None:
         """Write the entries (flushed, fsync'd), or remove the file when there are none."""
@@ -409,7 +409,7 @@ def _write(path: Path, data: dict[str, Any] | None) -> None:
 def refuse_if_left(path: Path) -> None:
     """RequestError naming the journal when one is left for the outstation."""
     if path.exists():
-        raise RequestError(
+        raise Conflict(
             f"a restore journal is left for this outstation ({path}): an earlier evaluation "
             "did not put back what it changed. Write it back first (gridwire evaluate NAME "
             "--restore, or the restore_evaluation operation), or discard it "
@@ -426,7 +426,7 @@ async def restore_journal(
     settings = master.settings(outstation)
     path = journal_path(state_dir, settings)
     if not path.exists():
-        raise RequestError(f"no restore journal is left for {outstation} ({path})")
+        raise Conflict(f"no restore journal is left for {outstation} ({path})")
     journal = Journal(master, outstation, point_map_of(master, outstation), path)
     journal.load()
     entries = list(journal.entries)

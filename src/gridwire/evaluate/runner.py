@@ -49,7 +49,7 @@ from typing import Final
 from gridwire import __version__
 from gridwire.clock import SYSTEM_CLOCK, Clock
 from gridwire.derops.profile import point_map_of
-from gridwire.errors import ConnectionFailed, RequestError
+from gridwire.errors import BadParameter, ConnectionFailed, RequestError
 from gridwire.evaluate.catalogue import NOT_IMPLEMENTED, CheckFunction, CheckSpec, check_function
 from gridwire.evaluate.catalogue import select as select_checks
 from gridwire.evaluate.context import CheckContext, RunState
@@ -110,19 +110,19 @@ class Options:
         first that is not."""
         settle = self.settle
         if isinstance(settle, bool) or not isinstance(settle, int | float):
-            raise RequestError(f"settle must be a number of seconds, not {settle!r}")
+            raise BadParameter(f"settle must be a number of seconds, not {settle!r}")
         if not math.isfinite(settle) or settle <= 0:
-            raise RequestError(f"settle must be a finite number of seconds above 0, not {settle}")
+            raise BadParameter(f"settle must be a finite number of seconds above 0, not {settle}")
         curves = self.curves
         if curves is not None and (
             isinstance(curves, bool) or not isinstance(curves, int) or curves < 1
         ):
-            raise RequestError(
+            raise BadParameter(
                 f"curves must be a whole number of 1 or more, or null, not {curves!r}"
             )
         wait = self.restore_wait
         if isinstance(wait, bool) or not isinstance(wait, int | float) or not wait >= 0:
-            raise RequestError(f"restore_wait must be a number of seconds, 0 or more, not {wait!r}")
+            raise BadParameter(f"restore_wait must be a number of seconds, 0 or more, not {wait!r}")
         return select_checks(self.checks)
 
 

@@ -26,7 +26,7 @@ from gridwire.dnp3.app.iin import IIN
 from gridwire.dnp3.errors import EncodeError
 from gridwire.dnp3.link import Dropped, LinkFrame, PrimaryFunction
 from gridwire.dnp3.transport import Discarded, Reassembler
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter
 
 _USER_DATA: Final = frozenset(
     {PrimaryFunction.UNCONFIRMED_USER_DATA, PrimaryFunction.CONFIRMED_USER_DATA}
@@ -159,7 +159,7 @@ class Association:
         RequestError, before anything is built or the sequence moves, for a request larger
         than ``max_request``: the outstation would throw it away."""
         if len(body) > self.request_room:
-            raise RequestError(
+            raise BadParameter(
                 f"a {function.name} request of {REQUEST_HEADER + len(body)} octets is larger "
                 f"than the {self.max_request} the outstation takes (max_request_fragment); "
                 "nothing was sent"

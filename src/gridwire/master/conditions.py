@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from gridwire.clock import Clock
 from gridwire.dnp3.app.iin import IIN
 from gridwire.dnp3.objects.records import DnpObject
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter
 from gridwire.master.records import StoredValue, WaitResult
 from gridwire.master.store import EventLog, ValueStore
 
@@ -169,9 +169,9 @@ def condition_from(
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
-        raise RequestError(f"wait_for: {where + ': ' if where else ''}{err['msg']}") from None
+        raise BadParameter(f"wait_for: {where + ': ' if where else ''}{err['msg']}") from None
     except ValueError as exc:
-        raise RequestError(f"wait_for: {exc}") from None
+        raise BadParameter(f"wait_for: {exc}") from None
 
 
 class Watch:

@@ -21,7 +21,7 @@ import asyncio
 import ssl
 from collections.abc import Callable
 
-from gridwire.errors import ConnectionFailed, RequestError
+from gridwire.errors import BadParameter, ConnectionFailed
 from gridwire.master.settings import TlsSettings
 from gridwire.tls_files import TlsFileError, client_context
 
@@ -46,7 +46,7 @@ def check_tls(tls: TlsSettings) -> None:
     try:
         client_context(tls)
     except TlsFileError as exc:
-        raise RequestError(str(exc)) from None
+        raise BadParameter(str(exc)) from None
 
 
 # Octets read at most at a time: a 2048-octet fragment is about 2.3 KiB of frames.

@@ -51,7 +51,7 @@ from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.errors import EncodeError
 from gridwire.dnp3.objects.controls import OPERATIONS, CommandStatus, crob
 from gridwire.dnp3.objects.records import AnalogCommand, Crob, DnpObject
-from gridwire.errors import NotAllowed, RequestError
+from gridwire.errors import BadParameter, NotAllowed
 from gridwire.master.records import ControlStatus, Exchange, OperateResult
 from gridwire.master.session_protocol import ExchangeResult, SessionLike
 from gridwire.master.timesync import answered, body_of
@@ -95,9 +95,9 @@ def _index(point_type: str, key: object) -> int:
     elif isinstance(key, str) and key.strip().isdigit():
         index = int(key)
     else:
-        raise RequestError(f"{point_type} index {key!r} is not a whole number")
+        raise BadParameter(f"{point_type} index {key!r} is not a whole number")
     if not 0 <= index <= _MAX_INDEX:
-        raise RequestError(f"{point_type} index {index} is outside 0..{_MAX_INDEX}")
+        raise BadParameter(f"{point_type} index {index} is outside 0..{_MAX_INDEX}")
     return index
 
 
@@ -106,7 +106,7 @@ def _operation(index: int, value: object) -> str:
         return "LATCH_ON" if value else "LATCH_OFF"
     if isinstance(value, str) and value.strip().upper() in OPERATIONS:
         return value.strip().upper()
-    raise RequestError(
+    raise BadParameter(
         f"bo {index}: {value!r} is not true, false or an operation ({', '.join(OPERATIONS)})"
     )
 
@@ -125,9 +125,9 @@ def _analog(
 ) -> tuple[int, int | float]:
     """The variation and the number to transmit for one analog output."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise RequestError(f"ao {index}: {value!r} is not a number")
+        raise BadParameter(f"ao {index}: {value!r} is not a number")
     if not math.isfinite(value):
-        raise RequestError(f"ao {index}: {value!r} is not a finite number")
+        raise BadParameter(f"ao {index}: {value!r} is not a finite number")
     number: int | float = value
     if point is not None and isinstance(value, float) and variation not in (3, 4):
         # A float is the engineering value: an integer variation carries it scaled to the
@@ -137,7 +137,7 @@ def _analog(
     if chosen in (1, 2):
         if isinstance(number, float):
             if not number.is_integer():
-                raise RequestError(
+                raise BadParameter(
                     f"ao {index}: {value!r} is not a whole number; g41v{chosen} carries "
                     "integers (variation 3 or 4 carries fractions)"
                 )
@@ -145,10 +145,10 @@ def _analog(
         low, high = _INT32 if chosen == 1 else _INT16
         if not low <= number <= high:
             bits = 32 if chosen == 1 else 16
-            raise RequestError(f"ao {index}: {number} does not fit g41v{chosen} ({bits}-bit)")
+            raise BadParameter(f"ao {index}: {number} does not fit g41v{chosen} ({bits}-bit)")
         return chosen, number
     if chosen == 3 and abs(number) > _FLOAT32_MAX:
-        raise RequestError(f"ao {index}: {number} does not fit g41v3 (single precision)")
+        raise BadParameter(f"ao {index}: {number} does not fit g41v3 (single precision)")
     return chosen, float(number)
 
 
@@ -171,13 +171,13 @@ _Item = tuple[int, int, int, Crob | int | float]
 
 def _checked_variation(variation: int | None) -> None:
     if variation is not None and variation not in (1, 2, 3, 4):
-        raise RequestError(f"variation {variation!r} is not 1, 2, 3 or 4 (g41)")
+        raise BadParameter(f"variation {variation!r} is not 1, 2, 3 or 4 (g41)")
 
 
 def _item(control: Control) -> _Item:
     """A control checked and made ready to travel; RequestError naming the point."""
     if control.type not in ("bo", "ao"):
-        raise RequestError(f"a control is for a bo or an ao, not {control.type!r}")
+        raise BadParameter(f"a control is for a bo or an ao, not {control.type!r}")
     index = _index(control.type, control.index)
     if control.type == "bo":
         return CROB_GROUP, 1, index, crob(_operation(index, control.value))
@@ -190,17 +190,17 @@ def _points(points: object, variation: int | None, profile: ControlProfile | Non
     """The controls of ``operate``'s ``points``, validated, in wire order: the binary outputs,
     then the analog outputs grouped by variation in order of first appearance."""
     if not isinstance(points, Mapping):
-        raise RequestError("points must be an object with keys bo and ao")
+        raise BadParameter("points must be an object with keys bo and ao")
     unknown = sorted(str(k) for k in points if k not in ("bo", "ao"))
     if unknown:
-        raise RequestError(f"points: unknown type {', '.join(unknown)} (operate takes bo, ao)")
+        raise BadParameter(f"points: unknown type {', '.join(unknown)} (operate takes bo, ao)")
     _checked_variation(variation)
     crobs: list[_Item] = []
     analogs: list[_Item] = []
     for point_type in ("bo", "ao"):
         given = points.get(point_type) or {}
         if not isinstance(given, Mapping):
-            raise RequestError(f"points.{point_type} must be an object of values by index")
+            raise BadParameter(f"points.{point_type} must be an object of values by index")
         for key, value in given.items():
             index = _index(point_type, key)
             if point_type == "bo":
@@ -209,7 +209,7 @@ def _points(points: object, variation: int | None, profile: ControlProfile | Non
                 chosen, number = _analog(index, value, variation, _scaled(profile, index))
                 analogs.append((ANALOG_GROUP, chosen, index, number))
     if not crobs and not analogs:
-        raise RequestError("operate needs at least one control in points.bo or points.ao")
+        raise BadParameter("operate needs at least one control in points.bo or points.ao")
     order = list(dict.fromkeys(item[1] for item in analogs))
     return crobs + sorted(analogs, key=lambda item: order.index(item[1]))
 
@@ -231,7 +231,7 @@ def _body(items: list[_Item]) -> bytes:
                 )
             body += body_of(fragment)
     except EncodeError as exc:
-        raise RequestError(f"operate: {exc}") from None
+        raise BadParameter(f"operate: {exc}") from None
     return body
 
 
@@ -245,7 +245,7 @@ def build_body(
 def controls_body(controls: Sequence[Control]) -> bytes:
     """The object headers and data of ``controls`` in the order given (validated)."""
     if not controls:
-        raise RequestError("operate needs at least one control")
+        raise BadParameter("operate needs at least one control")
     return _body([_item(control) for control in controls])
 
 
@@ -342,7 +342,7 @@ async def operate_controls(
 
 def _checked_mode(mode: str) -> None:
     if mode not in MODES:
-        raise RequestError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+        raise BadParameter(f"mode {mode!r} is not one of {', '.join(MODES)}")
 
 
 async def _operate(

@@ -97,7 +97,7 @@ from gridwire.dnp3.crc import append_crc
 from gridwire.dnp3.errors import DnpError
 from gridwire.dnp3.link import HEADER_SIZE, LinkFrame, encode_frame, parse_frame
 from gridwire.dnp3.transport import FIN, FIR, MAX_PAYLOAD, SEQ_MASK
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter, UnknownName
 from gridwire.master import gate
 
 log = logging.getLogger(__name__)
@@ -114,7 +114,7 @@ _ADDRESS_LIMIT: Final = 0xFFF0  # 0xFFF0 and above are reserved or broadcast add
 def _flag(name: str, value: object) -> object:
     if value is True:
         return True
-    raise RequestError(f"deviation {name} takes true or false, not {value!r}")
+    raise BadParameter(f"deviation {name} takes true or false, not {value!r}")
 
 
 def _number(
@@ -130,7 +130,7 @@ def _number(
             fits = isinstance(value, int) or kind is float
             if fits and math.isfinite(value) and valid(value):
                 return kind(value)
-        raise RequestError(f"deviation {name} takes {says}, not {value!r}")
+        raise BadParameter(f"deviation {name} takes {says}, not {value!r}")
 
     return check
 
@@ -203,7 +203,7 @@ class Deviations:
         for it (:func:`gridwire.caller.caller`) and the deviations on after it."""
         unknown = sorted(set(changes) - set(DEVIATIONS))
         if unknown:
-            raise RequestError(
+            raise UnknownName(
                 f"unknown deviation {', '.join(unknown)} (deviations: {', '.join(DEVIATIONS)})"
             )
         updated = dict(self._on)

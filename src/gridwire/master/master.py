@@ -22,7 +22,7 @@ from gridwire.clock import SYSTEM_CLOCK, Clock
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.errors import DecodeError
 from gridwire.dnp3.objects.records import DnpObject
-from gridwire.errors import NotAllowed, RequestError
+from gridwire.errors import BadParameter, Conflict, NotAllowed, UnknownName
 from gridwire.master import controls as controls_module
 from gridwire.master import gate, timesync
 from gridwire.master.bus import EventBus
@@ -36,6 +36,7 @@ from gridwire.master.conditions import (
 )
 from gridwire.master.connection import check_tls
 from gridwire.master.controls import Control, ControlProfile
+from gridwire.master.errors import UnknownOutstation
 from gridwire.master.hold import Hold
 from gridwire.master.queries import OutstationQueries
 from gridwire.master.records import (
@@ -113,7 +114,7 @@ class Master(OutstationQueries):
         """The outstation's session; RequestError naming an outstation nobody added."""
         session = self._sessions.get(outstation)
         if session is None:
-            raise RequestError(f"unknown outstation {outstation!r}")
+            raise UnknownOutstation(f"unknown outstation {outstation!r}")
         return session
 
     def point_map(self, outstation: str) -> ControlProfile | None:
@@ -134,14 +135,14 @@ class Master(OutstationQueries):
         The outstation stays added when the connection cannot be made (ConnectionFailed is
         raised; ``connect`` tries again)."""
         if settings.name in self._sessions:
-            raise RequestError(f"outstation {settings.name!r} was already added")
+            raise Conflict(f"outstation {settings.name!r} was already added")
         settings.effective_tasks(self.allow_control)  # NotAllowed / RequestError first
         if settings.tls is not None:
             check_tls(settings.tls)
         point_map = None
         if settings.profile is not None:
             if self._profiles is None:
-                raise RequestError(
+                raise BadParameter(
                     f"outstation {settings.name!r} is given profile {settings.profile!r}, but "
                     "this master has no profile source: create it with "
                     "Master(profiles=gridwire.der.profiles.ProfileLoader(None)), or use "
@@ -181,7 +182,7 @@ class Master(OutstationQueries):
     async def connect(self, outstation: str, wait: float | None = None) -> OutstationStatus:
         """Connect (with ``wait``: trying once a second for that many seconds)."""
         if wait is not None and wait < 0:
-            raise RequestError(f"wait {wait} is negative")
+            raise BadParameter(f"wait {wait} is negative")
         session = self.session(outstation)
         await session.connect(wait)
         return session.status()
@@ -241,7 +242,7 @@ class Master(OutstationQueries):
     ) -> WaitResult:
         """Wait until the condition holds or ``timeout`` seconds pass; nothing is sent."""
         if timeout < 0:
-            raise RequestError(f"timeout {timeout} is negative")
+            raise BadParameter(f"timeout {timeout} is negative")
         session = self.session(outstation)
         condition = condition_from(value, event, indication)
         watch = Watch(condition, session.store, session.events)
@@ -259,7 +260,7 @@ class Master(OutstationQueries):
         """Any request by function code name, with ``body`` as its object data."""
         code = _function(function)
         if code.is_response:
-            raise RequestError(f"{code.name} is a response, not a request")
+            raise BadParameter(f"{code.name} is a response, not a request")
         self.session(outstation)
         self._require_control(code.name, outstation, gate.commands(code))
         return await self._exchange(outstation, code, body)
@@ -323,7 +324,7 @@ class Master(OutstationQueries):
 
     async def synchronize_time(self, outstation: str, procedure: str = "lan") -> TimeSyncResult:
         if procedure not in ("lan", "non_lan"):
-            raise RequestError(f"procedure {procedure!r} is not lan or non_lan")
+            raise BadParameter(f"procedure {procedure!r} is not lan or non_lan")
         session = self.session(outstation)
         self._require_control("synchronize_time", outstation)
         result = await timesync.synchronize_time(session, procedure)
@@ -350,7 +351,7 @@ class Master(OutstationQueries):
         functions = {"cold": FunctionCode.COLD_RESTART, "warm": FunctionCode.WARM_RESTART}
         function = functions.get(kind)
         if function is None:
-            raise RequestError(f"restart kind {kind!r} is not cold or warm")
+            raise BadParameter(f"restart kind {kind!r} is not cold or warm")
         self._require_control("restart", outstation)
         exchange = await self._exchange(outstation, function)
         self._log_command(f"restart {kind}", outstation, exchange)
@@ -368,9 +369,9 @@ class Master(OutstationQueries):
         destination = BROADCAST_ADDRESSES.get(address)
         if destination is None:
             known = ", ".join(BROADCAST_ADDRESSES)
-            raise RequestError(f"broadcast address {address!r} is not one of {known}")
+            raise BadParameter(f"broadcast address {address!r} is not one of {known}")
         if code.is_response:
-            raise RequestError(f"{code.name} is a response, not a request")
+            raise BadParameter(f"{code.name} is a response, not a request")
         session = self.session(outstation)
         self._require_control(f"broadcast {code.name}", outstation, gate.commands(code))
         result = await session.exchange(code, body, broadcast=destination)
@@ -396,7 +397,7 @@ class Master(OutstationQueries):
             session.schedules.close()
             return RepeatStatus(session.schedules.as_dict())
         if kind not in SCAN_KINDS:
-            raise RequestError(f"unknown scan kind {kind!r} (one of {', '.join(SCAN_KINDS)})")
+            raise UnknownName(f"unknown scan kind {kind!r} (one of {', '.join(SCAN_KINDS)})")
         session.schedules.set(kind, interval)  # RequestError below MIN_SCAN_INTERVAL
         return RepeatStatus(session.schedules.as_dict())
 
@@ -420,7 +421,7 @@ class Master(OutstationQueries):
             return session.events.clear()
         if what == "values":
             return session.store.clear()
-        raise RequestError(f"clear: {what!r} is not one of {', '.join(CLEARABLE)}")
+        raise BadParameter(f"clear: {what!r} is not one of {', '.join(CLEARABLE)}")
 
     def hold(self, outstation: str) -> AbstractAsyncContextManager[Hold]:
         """Hold ``outstation`` for the ``async with`` block: requests from other callers,
@@ -468,7 +469,7 @@ def _fits(controls: int, session: Session) -> None:
     outstation can carry even at their smallest."""
     room = session.association.request_room
     if controls * _SMALLEST_CONTROL > room:
-        raise RequestError(
+        raise BadParameter(
             f"operate: {controls} controls cannot fit one request to this outstation "
             f"({room} octets of object data: its max_request_fragment less 2); operate "
             "fewer at a time"
@@ -479,4 +480,4 @@ def _function(name: str) -> FunctionCode:
     try:
         return FunctionCode.from_name(name)
     except DecodeError as exc:
-        raise RequestError(str(exc)) from None
+        raise BadParameter(str(exc)) from None

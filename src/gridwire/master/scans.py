@@ -17,7 +17,7 @@ from gridwire.dnp3 import requests
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.headers import all_header, range_header
 from gridwire.dnp3.errors import EncodeError
-from gridwire.errors import RequestError
+from gridwire.errors import BadParameter, UnknownName
 
 SCAN_KINDS = ("integrity", "events", "class0", "class1", "class2", "class3", "outputs")
 
@@ -63,18 +63,18 @@ def scan_body(kind: str) -> bytes:
         return outputs_body()
     if kind in ("class0", "class1", "class2", "class3"):
         return class_read((int(kind[-1]),))
-    raise RequestError(f"unknown scan kind {kind!r} (one of {', '.join(SCAN_KINDS)})")
+    raise UnknownName(f"unknown scan kind {kind!r} (one of {', '.join(SCAN_KINDS)})")
 
 
 def unsolicited_body(classes: Iterable[int]) -> bytes:
     """The classes whose unsolicited reporting is enabled or disabled (g60v2-4, 0x06)."""
     chosen = list(classes)
     if any(isinstance(c, bool) or not isinstance(c, int) for c in chosen):
-        raise RequestError(f"event classes {chosen!r} are not class numbers 1, 2, 3")
+        raise BadParameter(f"event classes {chosen!r} are not class numbers 1, 2, 3")
     try:
         return split(requests.enable_unsolicited(0, chosen))[1]
     except EncodeError as exc:
-        raise RequestError(str(exc)) from None
+        raise BadParameter(str(exc)) from None
 
 
 def clear_restart_body() -> bytes:
@@ -106,10 +106,10 @@ def read_body(points: dict[str, list[int | str]], room: int | None = None) -> by
     items, and for headers that would take more than ``room`` octets (the object data a
     request to the outstation can carry), before they are built."""
     if not points:
-        raise RequestError("read: name at least one point type")
+        raise BadParameter("read: name at least one point type")
     named = sum(len(items) for items in points.values() if isinstance(items, list))
     if named > READ_ITEMS:
-        raise RequestError(
+        raise BadParameter(
             f"read: {named} indexes and ranges are named; one read takes at most {READ_ITEMS}"
         )
     plan: list[tuple[int, list[tuple[int, int]]]] = []
@@ -117,7 +117,7 @@ def read_body(points: dict[str, list[int | str]], room: int | None = None) -> by
         group = POINT_GROUPS.get(point_type)
         if group is None:
             known = ", ".join(POINT_GROUPS)
-            raise RequestError(f"read: unknown point type {point_type!r} (one of {known})")
+            raise UnknownName(f"read: unknown point type {point_type!r} (one of {known})")
         plan.append((group, merged(_ranges(point_type, items))))
     headers = sum(len(runs) for _, runs in plan)
     if room is not None and headers * _SMALLEST_RANGE_HEADER > room:
@@ -130,8 +130,8 @@ def read_body(points: dict[str, list[int | str]], room: int | None = None) -> by
     return body
 
 
-def _too_large(headers: int, size: int, room: int, least: str = "") -> RequestError:
-    return RequestError(
+def _too_large(headers: int, size: int, room: int, least: str = "") -> BadParameter:
+    return BadParameter(
         f"read: the {headers} range headers take {least}{size} octets, more than the {room} "
         "a request to this outstation can carry (its max_request_fragment, less 2 octets "
         "of header); read fewer ranges at a time"
@@ -141,11 +141,11 @@ def _too_large(headers: int, size: int, room: int, least: str = "") -> RequestEr
 def _ranges(point_type: str, items: list[int | str]) -> list[tuple[int, int]]:
     """Each item as (start, stop), checked."""
     if not isinstance(items, list) or not items:
-        raise RequestError(f"read: {point_type} needs a list of indexes or ranges")
+        raise BadParameter(f"read: {point_type} needs a list of indexes or ranges")
     out: list[tuple[int, int]] = []
     for item in items:
         if isinstance(item, bool):
-            raise RequestError(f"read: {point_type} index {item!r} is not an index")
+            raise BadParameter(f"read: {point_type} index {item!r} is not an index")
         if isinstance(item, int):
             start = stop = item
         elif isinstance(item, str) and (match := _RANGE.match(item)):
@@ -153,9 +153,9 @@ def _ranges(point_type: str, items: list[int | str]) -> list[tuple[int, int]]:
         elif isinstance(item, str) and item.strip().isdigit():
             start = stop = int(item)
         else:
-            raise RequestError(f"read: {point_type} {_shown(item)} is not an index or a range a-b")
+            raise BadParameter(f"read: {point_type} {_shown(item)} is not an index or a range a-b")
         if start < 0 or stop > 0xFFFF or stop < start:
-            raise RequestError(f"read: {point_type} {_shown(item)} is not a range within 0-65535")
+            raise BadParameter(f"read: {point_type} {_shown(item)} is not a range within 0-65535")
         out.append((start, stop))
     return out
 

@@ -13,7 +13,7 @@ import logging
 import math
 from collections.abc import Awaitable, Callable
 
-from gridwire.errors import GridwireError, RequestError
+from gridwire.errors import BadParameter, GridwireError
 from gridwire.master.settings import MIN_SCAN_INTERVAL
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ class Schedules:
         the schedule. Either way a scan of the old schedule still under way is abandoned.
         RequestError, and nothing changes, for an interval under :data:`MIN_SCAN_INTERVAL`."""
         if interval is not None and not (math.isfinite(interval) and interval >= MIN_SCAN_INTERVAL):
-            raise RequestError(
+            raise BadParameter(
                 f"interval {interval:g} s is refused: the minimum between scans is "
                 f"{MIN_SCAN_INTERVAL:g} s (and an interval is a finite number)"
             )

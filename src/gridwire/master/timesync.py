@@ -40,7 +40,7 @@ from gridwire.clock import Clock, wall_ms
 from gridwire.dnp3 import requests
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN, REFUSALS
-from gridwire.errors import NotAllowed, RequestError
+from gridwire.errors import BadParameter, NotAllowed
 from gridwire.master.records import Exchange, TimeSyncResult
 from gridwire.master.session_protocol import ExchangeResult, SessionLike
 
@@ -115,7 +115,7 @@ def turnaround_ms(result: ExchangeResult) -> float | None:
 async def synchronize_time(session: SessionLike, procedure: str = "lan") -> TimeSyncResult:
     """Synchronize the outstation's clock by the ``lan`` or ``non_lan`` procedure."""
     if procedure not in PROCEDURES:
-        raise RequestError(f"procedure {procedure!r} is not one of {', '.join(PROCEDURES)}")
+        raise BadParameter(f"procedure {procedure!r} is not one of {', '.join(PROCEDURES)}")
     _require_control(session, "synchronize_time")
     if procedure == "lan":
         return await _lan(session)

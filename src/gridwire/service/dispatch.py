@@ -2,8 +2,11 @@
 ``not_allowed`` gate, call the handler, and write the answer as JSON.
 
 It never raises (cancellation aside): every failure is an envelope with ``ok`` false and
-``error.kind`` request, connection or not_allowed. An exception that is not one of ours is a
-bug; it is logged with its traceback and answered as kind request. A message's ``id`` must
+``error.kind`` request, connection, not_allowed or internal. :func:`operation_error` is the one
+place an exception becomes a kind (D132): the core's errors carry theirs (each subclasses
+RequestError, ConnectionFailed or NotAllowed); our other errors and a model validated inside
+the master are kind request; anything else is a bug, logged with its traceback once and
+answered as kind internal, its message naming no internals. A message's ``id`` must
 be a string (up to 256 characters), a number or null, or nothing runs: it is answered with
 a request error and id null, so that its answer can always be written.
 
@@ -21,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from gridwire.errors import GridwireError, NotAllowed, OperationError, RequestError
+from gridwire.errors import GridwireError, InternalError, NotAllowed, OperationError, RequestError
 from gridwire.service.context import Context
 from gridwire.service.encoding import dumps, encode
 from gridwire.service.operation import Operation, OperationTable
@@ -120,18 +123,11 @@ class Dispatcher:
             if commands:
                 _log_command(operation, params, "cancelled (what was sent stays sent)")
             raise
-        except OperationError as exc:
-            if commands and not isinstance(exc, NotAllowed):
-                _log_command(operation, params, f"error {exc.kind}: {exc}")
-            return error_answer(exc, ident)
-        except (GridwireError, ValidationError) as exc:
-            # Our own errors without a kind (a bad map file, a protocol encoding error...)
-            # and a model validated inside the master: the message could not be acted on.
-            return error_answer(RequestError(f"{operation.name}: {_text(exc)}"), ident)
         except Exception as exc:
-            log.exception("%s failed unexpectedly", operation.name)
-            message = f"{operation.name} failed: {type(exc).__name__}: {exc}"
-            return error_answer(RequestError(message), ident)
+            error = operation_error(operation.name, exc)
+            if commands and not isinstance(error, NotAllowed):
+                _log_command(operation, params, f"error {error.kind}: {error}")
+            return error_answer(error, ident)
         try:
             result = await encode(outcome)
         except Exception as exc:
@@ -146,6 +142,20 @@ class Dispatcher:
         if commands:
             _log_command(operation, params, result.decode(errors="replace")[:LOGGED_RESULT])
         return Answer(b'{"id":' + dumps(ident) + b',"ok":true,"result":' + result + b"}")
+
+
+def operation_error(name: str, exc: Exception) -> OperationError:
+    """The error operation ``name`` answers with for ``exc``, whose kind the envelope names.
+
+    Ours carry their kind; our errors without one (a bad map file, a protocol encoding
+    error...) and a model validated inside the master are kind request; anything else is a
+    bug: its traceback is logged here, once, and the answer names no exception or file."""
+    if isinstance(exc, OperationError):
+        return exc
+    if isinstance(exc, GridwireError | ValidationError):
+        return RequestError(f"{name}: {_text(exc)}")
+    log.error("%s failed unexpectedly", name, exc_info=exc)
+    return InternalError(f"{name} failed: an internal error (its details are in the service's log)")
 
 
 def unusable_id(ident: object) -> str | None:

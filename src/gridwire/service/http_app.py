@@ -7,7 +7,8 @@ generated from the operation table.
 - ``GET /`` and ``GET /console/...``: the web console (:mod:`gridwire.console`).
 
 Every answer under ``/api`` is an envelope. HTTP status codes (decision in docs/DESIGN.md):
-200 ok; 400 kind request; 403 not_allowed; 503 connection; and, where no operation ran, 401
+200 ok; 400 kind request; 403 not_allowed; 503 connection; 500 internal (a bug: D132); and,
+where no operation ran, 401
 missing or wrong token, 403 a foreign Host or Origin (:mod:`gridwire.http_origin`), 404 no such
 operation, 405 not POST, 408 a body that did not arrive in time, 413 body over 4 MiB
 (answered from Content-Length, or as soon as a streamed body passes the limit, before it
@@ -49,7 +50,7 @@ from gridwire.service.openapi import openapi_document
 
 log = logging.getLogger("gridwire.service")
 
-STATUS_BY_KIND = {"request": 400, "not_allowed": 403, "connection": 503}
+STATUS_BY_KIND = {"request": 400, "not_allowed": 403, "connection": 503, "internal": 500}
 JSON = "application/json"
 NO_STORE = {"cache-control": "no-store"}
 # /api routes take every method, so that one not POST is answered 405 with an envelope.

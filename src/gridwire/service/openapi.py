@@ -18,7 +18,7 @@ from gridwire.service.operation import Operation, OperationTable
 
 JSON = "application/json"
 REF = "#/components/schemas/{model}"
-KINDS = ["request", "connection", "not_allowed"]
+KINDS = ["request", "connection", "not_allowed", "internal"]
 
 STATUS_TEXT = {
     400: "Not acted on (error kind request): unknown outstation, a parameter of the wrong "
@@ -28,6 +28,8 @@ STATUS_TEXT = {
     "--allow-control (error kind not_allowed); or, id null and kind request, a request "
     "from another origin or to a name that is not the service's (Host)",
     503: "No connection to ask over, or one could not be made (error kind connection)",
+    500: "The operation failed unexpectedly (error kind internal): a bug in the service, "
+    "whose log holds the details; no input, valid or not, should cause it",
     401: "No token, or the wrong one: nothing was done",
     408: "The body did not arrive whole within 30 s of the headers: nothing was done",
     413: "The message is larger than 4 MiB: refused before it was read whole",
@@ -35,7 +37,7 @@ STATUS_TEXT = {
 }
 FOREIGN = 403
 """Also the status of a refused Host or Origin (a Refusal) on every route."""
-OPERATION_ERRORS = (400, 403, 503)
+OPERATION_ERRORS = (400, 403, 503, 500)
 REFUSALS = (401, 408, 413, 415)
 
 
@@ -104,8 +106,9 @@ def _responses(ok: dict[str, Any], statuses: tuple[int, ...]) -> dict[str, Any]:
 def _statuses(operation: Operation[Any]) -> tuple[int, ...]:
     # not_allowed (403) only where some parameters command; a connection error (503) may
     # come from any operation that reaches the master (add connects, the rest ask over a
-    # connection). Every route may refuse a foreign Host or Origin with 403 (a Refusal).
-    statuses = (400, 403, 503) if operation.may_command else (400, 503)
+    # connection). Every route may refuse a foreign Host or Origin with 403 (a Refusal), and
+    # any operation may meet a bug (500, kind internal).
+    statuses = (400, 403, 503, 500) if operation.may_command else (400, 503, 500)
     return (*statuses, *REFUSALS)
 
 

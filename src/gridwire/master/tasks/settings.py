@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from gridwire.errors import NotAllowed, RequestError
+from gridwire.errors import BadParameter, NotAllowed, UnknownName
 from gridwire.master.tasks.catalogue import TASK_NAMES, TASKS, WRITING_TASKS
 
 
@@ -49,9 +49,7 @@ class TaskSettingsBase(BaseModel):
         """
         unknown = sorted(set(changes) - set(TASK_NAMES))
         if unknown:
-            raise RequestError(
-                f"unknown task {', '.join(unknown)} (tasks: {', '.join(TASK_NAMES)})"
-            )
+            raise UnknownName(f"unknown task {', '.join(unknown)} (tasks: {', '.join(TASK_NAMES)})")
         for name in sorted(WRITING_TASKS & set(changes)):
             if changes[name] is True and not allow_control:
                 raise NotAllowed(
@@ -61,7 +59,7 @@ class TaskSettingsBase(BaseModel):
         try:
             return type(self).model_validate({**self.model_dump(), **changes}, strict=True)
         except ValidationError as exc:
-            raise RequestError(f"tasks: {first_error(exc)}") from None
+            raise BadParameter(f"tasks: {first_error(exc)}") from None
 
 
 def first_error(exc: ValidationError) -> str:
