@@ -25,17 +25,13 @@ from gridwire.derops.read import DerReadResult, read_targets
 from gridwire.derops.write import DerWriteResult, plan_write
 from gridwire.derops.write_curve import WriteCurveResult, plan_curve
 from gridwire.service.context import Context
+from gridwire.service.limits import NAME_LIMIT, POINTS_LIMIT
 from gridwire.service.operation import Operation, OutstationParams, declare
 
 Mode = Literal["direct", "select", "direct_no_ack"]
 Number = int | float
 WriteValue = bool | int | float | str
 
-NAME_LIMIT = 1024
-"""The longest name of a point, group or function taken, in characters."""
-POINTS_LIMIT = 2048
-"""The most points one der.read names or one der.write writes (the profile's tables hold about
-two thousand points); checking that many names takes a few milliseconds."""
 Name = Annotated[str, Field(min_length=1, max_length=NAME_LIMIT)]
 
 
