@@ -1,6 +1,6 @@
 """der.compare: what an outstation serves against the points its Device Profile declares.
 
-The procedure only reads, and needs no profile:
+The procedure only reads, and needs no point map:
 
 1. a class 0 read (every static point the outstation puts in class 0);
 2. an output status read (g10 and g40, all points);

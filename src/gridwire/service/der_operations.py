@@ -1,10 +1,10 @@
 """The IEEE 1815.2 DER operations (``der.read`` ... ``der.write_curve``): one declaration
 each, calling :mod:`gridwire.derops` through its Python API (:class:`gridwire.derops.Der`).
 
-Each needs the outstation to have a profile (a request error naming the outstation and how to
+Each needs the outstation to have a point map (a request error naming the outstation and how to
 give it one otherwise). ``der.write``, ``der.enable``, ``der.disable``, ``der.write_curve``
 and ``der.curve`` given a ``number`` command the outstation: their parameters are checked
-against the profile first (``check``), so a bad command is a request error even from a
+against the point map first (``check``), so a bad command is a request error even from a
 service that may not command; then the ``not_allowed`` gate; the service's command log
 records each with its parameters (points and values) and its result.
 """
