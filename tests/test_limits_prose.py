@@ -55,11 +55,13 @@ README_PHRASES = [
     f"names {PATH_LENGTH}",
     f"`wait_for`'s timeout and `connect`'s wait are at most {master.LONGEST_WAIT:,.0f} s",
     f"from {master.MIN_SCAN_INTERVAL} s to a day",
+    f"An event stream that falls {master.BACKLOG_LIMIT:,} updates behind is sent `lost`",
     # connections
     f"request headers must arrive within {CONNECTIONS.header_timeout:g} s and a body within "
     f"{CONNECTIONS.body_timeout:g} s",
     f"an idle HTTP connection closes after {CONNECTIONS.keep_alive:g} s",
     f"of its events for {CONNECTIONS.send_timeout:g} s is cut",
+    f"of its events for {service.STREAM_IDLE:g} s is cut",  # the stream's own idleness
     f"no message for {CONNECTIONS.line_idle / 60:g} minutes",
     f"at most {CONNECTIONS.max_connections} connections per service",
     f"408 a body that took more than {CONNECTIONS.body_timeout:g} s",
