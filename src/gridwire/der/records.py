@@ -1,8 +1,8 @@
 """The record the master answers the `profile` operation with, from the map alone (the DER
 functions with their settings are listed by der.functions, :mod:`gridwire.derops.functions`).
 
-The operations API's point of a profile has no kind: it is the same record for every kind. A
-profile is therefore answered as one list per kind, keyed by the ``type`` the API gives objects
+The operations API's point of a point map has no kind: it is the same record for every kind. A
+point map is therefore answered as one list per kind, keyed by the ``type`` the API gives objects
 of that kind (bi, bo, counter, frozen, ai, ao), so that BI5 and AI5 are told apart by the list
 they are in; ``frozen`` repeats the counters that have a frozen counterpart.
 """
@@ -18,7 +18,7 @@ from gridwire.der.text import EnumValue
 
 @dataclass(slots=True)
 class ProfilePoint:
-    """A point of a profile, as the ``profile`` operation answers it. ``enumeration`` lists an analog point's values, or a
+    """A point of a point map, as the ``profile`` operation answers it. ``enumeration`` lists an analog point's values, or a
     binary point's two states (values 0 and 1) when the tables name them. ``units``,
     ``multiplier`` and ``offset`` give a transmitted value its engineering value
     (raw x multiplier + offset), so a page can show both (D128); ``units`` is None where the
@@ -37,7 +37,7 @@ class ProfilePoint:
 
 @dataclass(slots=True)
 class Profile:
-    """Every point of a profile, one list per kind, each by index."""
+    """Every point of a point map, one list per kind, each by index."""
 
     title: str
     demo: bool

@@ -1,6 +1,6 @@
 """der.compare: what an outstation serves against the points its Device Profile declares.
 
-The procedure only reads, and needs no profile:
+The procedure only reads, and needs no point map:
 
 1. a class 0 read (every static point the outstation puts in class 0);
 2. an output status read (g10 and g40, all points);
@@ -11,7 +11,7 @@ The procedure only reads, and needs no profile:
 Declared points come from the document's first ``dataPointsList``
 (:func:`gridwire.devprofile.declared_points`). The result says which declared points were not
 returned (``absent``), which returned points are not declared (``undeclared``, named from the
-outstation's profile when it has one), which served points a class 0 read carried or left
+outstation's point map when it has one), which served points a class 0 read carried or left
 out against what the document declares (``class_0``, with ``carried``), and lists each point
 declared and served with its event class, class 0 inclusion and deadband as declared (those
 cannot be asked of an outstation) beside the value it served.
@@ -32,7 +32,7 @@ from gridwire.master import Master
 from gridwire.master.records import Exchange
 
 NameOf = Callable[[str, int], str | None]
-"""The outstation's profile naming a point by API type and index (None: it names none)."""
+"""The outstation's point map naming a point by API type and index (None: it names none)."""
 
 _ORDER = {t: i for i, t in enumerate(POINT_TYPES)}
 
@@ -46,7 +46,7 @@ class CompareReader(PointReader, Protocol):
 @dataclass(slots=True)
 class PointRef:
     """A point by API type and index, with its name (as declared for an absent point; from
-    the outstation's profile, or null, for an undeclared one)."""
+    the outstation's point map, or null, for an undeclared one)."""
 
     type: str
     index: int
@@ -173,7 +173,7 @@ async def der_compare(
 ) -> CompareResult:
     """der.compare of ``outstation`` against ``document`` (text, octets or a file), else its
     own device_profile, else ``fallback`` (see :mod:`gridwire.derops.documents`); undeclared
-    points are named from the outstation's profile when it has one."""
+    points are named from the outstation's point map when it has one."""
     source = document_source(master, outstation, document, fallback)
     root = await read_source_off_loop(source)
     profile = master.point_map(outstation)

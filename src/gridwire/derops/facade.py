@@ -15,7 +15,7 @@ any Master that was given a profile source::
 
 Each method is the operation of the same name in the operations API, with the same
 parameters and result, and the same errors: RequestError (a bad parameter, an outstation with
-no profile), ConnectionFailed, NotAllowed (a command on a master not allowed to command,
+no point map), ConnectionFailed, NotAllowed (a command on a master not allowed to command,
 checked after the parameters).
 """
 

@@ -1,4 +1,4 @@
-"""der.functions: every DER function of the profile, with what the outstation says of it.
+"""der.functions: every DER function of the point map, with what the outstation says of it.
 
 Functions come from the point map (:class:`gridwire.der.DerFunction`: listed in a JSON map,
 or found in a workbook's tables by :mod:`gridwire.der.derive`). One READ (by

@@ -1,4 +1,4 @@
-"""The DER reading of a point: what the outstation reported, in the profile's terms.
+"""The DER reading of a point: what the outstation reported, in the point map's terms.
 
 A reading names the point as the tables do (address, type, index, name, label, units) and
 gives what a read returned for it:

@@ -23,7 +23,8 @@ its own with no rows, since the document states nothing of it.
 
 A cell is text; it states several things on separate lines, and is empty where the document
 says nothing. Codes are shown with their names (``1 READ``, ``0x06 all``, ``Class 1``).
-Tables wider than :data:`MAX_COLUMNS` columns, or more than :data:`MAX_CELLS` cells in all
+Tables wider than :data:`~gridwire.devprofile.limits.MAX_COLUMNS` columns, or more than
+:data:`~gridwire.devprofile.limits.MAX_CELLS` cells in all
 (a fact counts as two: its label and its value), are refused (RequestError naming the rule)
 before they are filled.
 """
@@ -38,9 +39,8 @@ from typing import Final
 from gridwire.devprofile.codes import choice, coded, is_event_class
 from gridwire.devprofile.errors import RefusedDocument
 from gridwire.devprofile.labels import label
+from gridwire.devprofile.limits import MAX_CELLS, MAX_COLUMNS
 
-MAX_COLUMNS: Final = 200
-MAX_CELLS: Final = 1_000_000
 NOTICE: Final = (
     "Laid out by gridwire from the document's own element names; the arrangement is "
     "gridwire's, not that of the DNP Users Group's style sheets."

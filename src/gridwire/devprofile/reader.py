@@ -3,7 +3,8 @@
 A document comes from whoever calls the service, so it is read as hostile input with expat
 through defusedxml, and refused, with a :class:`RequestError` naming the rule, when it:
 
-- is larger than :data:`MAX_BYTES` (8 MiB, the largest document ``der.document`` takes), before anything is parsed;
+- is larger than :data:`~gridwire.devprofile.limits.MAX_BYTES` (8 MiB, the largest document
+  ``der.document`` takes), before anything is parsed;
 - declares a document type (a DTD), refused as the declaration starts, so no entity it
   declares is ever expanded and nothing it names outside the document is fetched;
 - refers to an entity (only the five XML predefines and character references are taken);
@@ -29,11 +30,9 @@ from defusedxml import DefusedXmlException, DTDForbidden
 from defusedxml.ElementTree import DefusedXMLParser
 
 from gridwire.devprofile.errors import RefusedDocument
+from gridwire.devprofile.limits import MAX_BYTES, MAX_DEPTH, MAX_ELEMENTS, mebibytes
 
 ROOT: Final = "DNP3DeviceProfileDocument"
-MAX_BYTES: Final = 8 * 1024 * 1024
-MAX_ELEMENTS: Final = 500_000
-MAX_DEPTH: Final = 64
 
 _UNDEFINED_ENTITY = expat_errors.codes[expat_errors.XML_ERROR_UNDEFINED_ENTITY]
 _DOCUMENT = "Device Profile document"
@@ -107,7 +106,8 @@ def read_document(document: str | bytes, what: str = _DOCUMENT) -> ET.Element:
     size = _size(document)
     if size > MAX_BYTES:
         raise RefusedDocument(
-            f"{refused}: it is larger than 8 MiB ({size:,} bytes; the limit is {MAX_BYTES:,})"
+            f"{refused}: it is larger than {mebibytes(MAX_BYTES)} ({size:,} bytes; the limit is "
+            f"{MAX_BYTES:,})"
         )
     builder = _Builder(refused)
     parser = DefusedXMLParser(

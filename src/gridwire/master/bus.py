@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from typing import Any
 
-BACKLOG_LIMIT = 10_000
+from gridwire.master.limits import BACKLOG_LIMIT
 
 Update = tuple[str, dict[str, Any]]
 

@@ -29,6 +29,7 @@ from gridwire.clock import Clock
 from gridwire.dnp3.app.iin import IIN
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import BadParameter
+from gridwire.master.limits import LONGEST_WAIT
 from gridwire.master.records import StoredValue, WaitResult
 from gridwire.master.store import EventLog, ValueStore
 
@@ -112,11 +113,6 @@ class IndicationCondition(BaseModel):
 
 
 Condition = ValueCondition | EventCondition | IndicationCondition
-
-LONGEST_WAIT = 86_400.0
-"""The longest a message may ask the master to wait, in seconds (one day): ``wait_for``'s
-timeout and ``connect``'s wait. Longer is refused rather than held for a client that may be
-long gone."""
 
 
 class WaitParameters(BaseModel):

@@ -22,6 +22,7 @@ import ssl
 from collections.abc import Callable
 
 from gridwire.errors import BadParameter, ConnectionFailed
+from gridwire.master.limits import RECEIVE_BUFFER
 from gridwire.master.settings import TlsSettings
 from gridwire.tls_files import TlsFileError, client_context
 
@@ -47,10 +48,6 @@ def check_tls(tls: TlsSettings) -> None:
         client_context(tls)
     except TlsFileError as exc:
         raise BadParameter(str(exc)) from None
-
-
-# Octets read at most at a time: a 2048-octet fragment is about 2.3 KiB of frames.
-RECEIVE_BUFFER = 65536
 
 
 class _Protocol(asyncio.BufferedProtocol):

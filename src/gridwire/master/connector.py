@@ -18,15 +18,13 @@ from gridwire.capture import Endpoint
 from gridwire.clock import Clock
 from gridwire.errors import ConnectionFailed
 from gridwire.master.connection import Connection, open_connection
+from gridwire.master.limits import CONNECT_RETRY, CONNECT_TIMEOUT
 from gridwire.master.settings import OutstationSettings
 from gridwire.master.wire import Wire
 
 log = logging.getLogger("gridwire.master.session")
 
 State = Literal["connecting", "connected", "disconnected"]
-
-CONNECT_TIMEOUT = 5.0
-CONNECT_RETRY = 1.0
 
 
 class Connector:

@@ -99,13 +99,12 @@ from gridwire.dnp3.link import HEADER_SIZE, LinkFrame, encode_frame, parse_frame
 from gridwire.dnp3.transport import FIN, FIR, MAX_PAYLOAD, SEQ_MASK
 from gridwire.errors import BadParameter, UnknownName
 from gridwire.master import gate
+from gridwire.master.limits import MAX_LATE_SECONDS, MAX_SERIES
 
 log = logging.getLogger(__name__)
 
 DEFAULT_LATE_SECONDS: Final = 10.0
 DEFAULT_SERIES: Final = 64
-MAX_LATE_SECONDS: Final = 3600.0
-MAX_SERIES: Final = 4096
 _APP_SEQ: Final = 0x0F
 _LENGTH_MAX: Final = 255
 _ADDRESS_LIMIT: Final = 0xFFF0  # 0xFFF0 and above are reserved or broadcast addresses

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Final
 
 from gridwire.dnp3 import requests
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.headers import all_header, range_header
 from gridwire.dnp3.errors import EncodeError
 from gridwire.errors import BadParameter, UnknownName
+from gridwire.master.limits import READ_ITEMS
 
 SCAN_KINDS = ("integrity", "events", "class0", "class1", "class2", "class3", "outputs")
 
@@ -89,11 +89,6 @@ def freeze_request(clear: bool, no_ack: bool) -> tuple[FunctionCode, bytes]:
 
 _RANGE = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
 _SMALLEST_RANGE_HEADER = 5  # group, variation, qualifier 0x00, one-octet start and stop
-
-READ_ITEMS: Final = 4096
-"""Indexes and ``"a-b"`` ranges one read may name, every point type together. A request
-fragment holds a few hundred range headers at most (409 in the 2048 octets most outstations
-take), so this is far beyond any read that can be sent; it bounds the work of one message."""
 
 
 def read_body(points: dict[str, list[int | str]], room: int | None = None) -> bytes:

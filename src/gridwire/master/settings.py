@@ -8,12 +8,18 @@ command (the two writing tasks are off, and refused by name, without control).
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gridwire.binding import HOST_LENGTH
 from gridwire.dnp3.transport import DEFAULT_MAX_FRAGMENT, MAX_PAYLOAD
+from gridwire.master.limits import (
+    LONGEST_RECONNECT,
+    MAX_REQUEST_FRAGMENT,
+    MIN_SCAN_INTERVAL,
+    NAME_LENGTH,
+)
 from gridwire.master.tasks.catalogue import TASK_NAMES, WRITING_TASKS
 from gridwire.master.tasks.settings import TaskSettings
 from gridwire.tls_files import PATH_LENGTH, ClientTls
@@ -31,19 +37,6 @@ __all__ = [
     "TlsSettings",
     "effective_tasks",
 ]
-
-MIN_SCAN_INTERVAL = 0.1
-"""The shortest interval of a scan on a schedule, in seconds (``repeat`` and the interval
-settings): ten scans a second, faster than any outstation is polled in service; a master
-asks one request at a time, so scans any closer would only queue behind each other."""
-LONGEST_RECONNECT = 86_400.0
-"""The longest wait between reconnection attempts, in seconds (a day, as the service's
-longest wait)."""
-NAME_LENGTH: Final = 255
-"""The longest name of an outstation, in characters (it travels in every event and status)."""
-MAX_REQUEST_FRAGMENT: Final = 65535
-"""The largest ``max_request_fragment`` that can be set (the most the outstation's own
-``max_fragment`` takes)."""
 
 
 class TlsSettings(ClientTls):

@@ -23,16 +23,16 @@ from gridwire.dnp3.objects.records import DnpObject
 from gridwire.master.records import StoredValue
 
 NameOf = Callable[[str, int], str | None]
-"""A profile's naming of a point: (type, index) -> name, or None for an unnamed point."""
+"""A point map's naming of a point: (type, index) -> name, or None for an unnamed point."""
 
 
 def no_names(point_type: str, index: int) -> None:
-    """The naming of an outstation without a profile."""
+    """The naming of an outstation without a point map."""
     return None
 
 
 def name_objects(objects: Iterable[DnpObject], name_of: NameOf) -> None:
-    """Fill ``name`` of every point object in place from a profile's naming."""
+    """Fill ``name`` of every point object in place from a point map's naming."""
     for obj in objects:
         if obj.type is not None and obj.index is not None:
             obj.name = name_of(obj.type, obj.index)

@@ -28,8 +28,8 @@ class OutstationConfig:
     written by a master is trusted before NEED_TIME is raised again (None: for ever).
     ``range_gaps`` says how a read naming an index with no point is answered: ``refuse`` it
     whole with PARAMETER_ERROR, or ``answer`` the points there are with PARAMETER_ERROR (as
-    opendnp3 does); see :mod:`gridwire.outstation.reads`. ``misbehave`` names rules broken on
-    purpose (:mod:`gridwire.outstation.misbehaviour`).
+    opendnp3 does); see :mod:`gridwire.outstation.reads`. ``misbehave`` names its deviations,
+    rules broken on purpose (:mod:`gridwire.outstation.misbehaviour`).
     """
 
     outstation_address: int = 1024

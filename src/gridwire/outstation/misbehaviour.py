@@ -1,7 +1,8 @@
-"""Rules the outstation breaks on purpose, so that a test (or a lab) can see an evaluation's
-check fail an outstation that breaks them. All are off unless named in
-:attr:`gridwire.outstation.config.OutstationConfig.misbehave` (``gridwire sim --misbehave
-NAME``, or ``"misbehave": [NAME, ...]`` in its settings file).
+"""The outstation's deviations: rules it breaks on purpose, so that a test (or a lab) can see
+an evaluation's check fail an outstation that breaks them ("deviation" is the one word for a
+rule broken on purpose, by either side; the setting keeps its public name ``misbehave``).
+All are off unless named in :attr:`gridwire.outstation.config.OutstationConfig.misbehave`
+(``gridwire sim --misbehave NAME``, or ``"misbehave": [NAME, ...]`` in its settings file).
 
 ``accept_bad_crc``
     A frame whose header or data CRC is bad is taken as if it were good: every whole frame in

@@ -398,7 +398,7 @@ class OutstationSession:
 
     def _abandon(self) -> None:
         """The rest of a solicited response will not be sent; its events wait again (or are
-        forgotten, misbehaving on purpose with ``forget_unconfirmed_events``)."""
+        forgotten, by the deviation ``forget_unconfirmed_events``)."""
         if self._solicited is not None:
             if FORGET_UNCONFIRMED_EVENTS in self.config.misbehave:
                 self.database.events.retire(self._solicited.token)

@@ -10,7 +10,8 @@ Further routes use :meth:`ManagementApi.require` as a dependency to get the serv
 
 With a ``token``, every route of the router (those added later by an embedding application
 too) answers only a request that carries it, as ``Authorization: Bearer TOKEN`` or the query
-parameter ``token`` (for clients that cannot set a header), compared in constant time; any
+parameter ``token`` (for clients that cannot set a header), compared in constant time by the
+guard the console uses too (:mod:`gridwire.http_token`); any
 other request gets HTTP 401 with ``WWW-Authenticate: Bearer`` and the JSON body
 ``{"detail": {"kind": "unauthorized", "message": WHY}}``. ``/docs`` and ``/openapi.json``
 describe the API and say nothing about the device, so they need no token.
@@ -23,7 +24,6 @@ own names (a DNS-rebinding page is refused), and a page of another origin gets n
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
@@ -36,6 +36,7 @@ from pydantic import BaseModel, Field
 
 from gridwire.errors import GridwireError
 from gridwire.http_origin import SameOrigin, allowed_hosts
+from gridwire.http_token import WRONG, TokenGuard
 from gridwire.sep2.docs import install_docs
 from gridwire.sep2.errors import NotConnected
 from gridwire.sep2.reading import TimeReading, TimeUnavailable
@@ -141,22 +142,26 @@ def _not_connected(message: str, text: bool) -> Response:
 
 
 class TokenCheck:
-    """A FastAPI dependency: the request carries ``token`` (header or query), else HTTP 401."""
+    """A FastAPI dependency: the request carries ``token`` (header or query, the one guard of
+    :mod:`gridwire.http_token`), else HTTP 401. The two security parameters only describe the
+    ways to give it in the OpenAPI document."""
 
     def __init__(self, token: str) -> None:
-        self.token = token.encode()
+        self.guard = TokenGuard(token)
 
     async def __call__(
         self,
+        request: Request,
         bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_BEARER)],
         query: Annotated[str | None, Security(_QUERY_TOKEN)],
     ) -> None:
-        given = [c for c in (bearer.credentials if bearer else None, query) if c is not None]
-        matched = False
-        for candidate in given:  # each compared whole: the time says nothing of where it differs
-            matched |= hmac.compare_digest(candidate.encode(), self.token)
-        if not matched:
-            why = "the token is wrong" if given else "a token is needed (Authorization: Bearer)"
+        verdict = self.guard.verdict(request.scope)
+        if verdict is not None:
+            why = (
+                "the token is wrong"
+                if verdict == WRONG
+                else "a token is needed (Authorization: Bearer)"
+            )
             raise HTTPException(
                 401,
                 detail={"kind": UNAUTHORIZED, "message": why},

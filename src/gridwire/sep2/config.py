@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gridwire.binding import parse_bind
 from gridwire.errors import ConfigError
+from gridwire.sep2.limits import MAX_PAGE_SIZE
 from gridwire.tls_files import ClientTls
 
 API_PORT = 8830
@@ -52,7 +53,9 @@ class ServerConfig(_Settings):
     use_server_time: bool = Field(
         default=True, description="Apply the head-end's offset to scheduling (timebase_enabled)"
     )
-    page_size: int = Field(default=25, ge=1, le=255, description="Entries asked for per list page")
+    page_size: int = Field(
+        default=25, ge=1, le=MAX_PAGE_SIZE, description="Entries asked for per list page"
+    )
     timeout_seconds: float = Field(default=10.0, gt=0, description="Limit of one request")
     retry_initial_seconds: float = Field(
         default=1.0, gt=0, description="First wait after a failure"

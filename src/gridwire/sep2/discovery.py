@@ -17,6 +17,7 @@ from typing import Protocol, TypeVar
 
 from gridwire.sep2.errors import DiscoveryError, HttpStatusError
 from gridwire.sep2.identity import DeviceIdentity
+from gridwire.sep2.limits import MAX_PAGES
 from gridwire.sep2.parsing import (
     parse_device_capability,
     parse_end_device_list,
@@ -44,8 +45,6 @@ def _unnoticed(key: str, message: str | None) -> None:
     if message is not None:
         log.info("%s", message)
 
-
-MAX_PAGES = 1000  # a list longer than this many pages is read no further
 
 T = TypeVar("T", EndDevice, FunctionSetAssignments)
 

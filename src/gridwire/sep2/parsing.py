@@ -25,6 +25,7 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
 from gridwire.sep2.errors import ResourceError
+from gridwire.sep2.limits import MAX_BODY
 from gridwire.sep2.links import resolve
 from gridwire.sep2.resources import (
     DeviceCapability,
@@ -38,7 +39,6 @@ from gridwire.sep2.resources import (
 
 NAMESPACE = "urn:ieee:std:2030.5:ns"
 MEDIA_TYPE = "application/sep+xml"
-MAX_BODY = 1 << 20
 
 _INTEGER = re.compile(r"[+-]?[0-9]{1,20}")
 _HEX = re.compile(r"[0-9A-Fa-f]*")

@@ -26,8 +26,9 @@ from gridwire.sep2.errors import (
     TimedOut,
     Unreachable,
 )
+from gridwire.sep2.limits import MAX_BODY
 from gridwire.sep2.links import origin
-from gridwire.sep2.parsing import MAX_BODY, MEDIA_TYPE
+from gridwire.sep2.parsing import MEDIA_TYPE
 
 SHOWN_URL = 200  # longest URL quoted in a message, in characters
 

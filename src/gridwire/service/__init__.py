@@ -11,10 +11,11 @@ A new operation is a new :class:`Operation` in a table (see :mod:`gridwire.servi
 
 from gridwire.service.config import ServiceConfig, load_config
 from gridwire.service.context import Context
-from gridwire.service.core import MESSAGE_LIMIT, Service
+from gridwire.service.core import Service
 from gridwire.service.dispatch import Answer, Dispatcher
 from gridwire.service.http_app import STATUS_BY_KIND, build_app
 from gridwire.service.http_server import HttpServer
+from gridwire.service.limits import MESSAGE_LIMIT
 from gridwire.service.line import LineServer
 from gridwire.service.openapi import openapi_document
 from gridwire.service.operation import Operation, OperationTable, OutstationParams, Params

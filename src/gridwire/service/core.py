@@ -10,12 +10,10 @@ from gridwire.master import Master
 from gridwire.service.context import Context
 from gridwire.service.dispatch import Dispatcher
 from gridwire.service.encoding import EventEncoder
-from gridwire.service.events import KEEPALIVE, STREAM_IDLE
+from gridwire.service.limits import KEEPALIVE, STREAM_IDLE
+from gridwire.service.limits import MESSAGE_LIMIT as MESSAGE_LIMIT  # its name here of old
 from gridwire.service.operation import OperationTable
 from gridwire.service.table import default_table
-
-MESSAGE_LIMIT = 4 << 20
-"""The largest HTTP body or line the service reads: 4 MiB."""
 
 
 class Service:

@@ -1,10 +1,12 @@
 """der.document and der.compare: the operations on Device Profile documents, one declaration
 each (the procedures are :mod:`gridwire.devprofile` and :mod:`gridwire.derops.compare`).
 
-Neither commands an outstation (der.compare only reads) and neither needs a profile. The
+Neither commands an outstation (der.compare only reads) and neither needs a point map. The
 document is the one sent as ``document``; else the outstation's own (``device_profile`` given
 to ``add`` or in its ``--config`` entry); else the service's ``--device-profile``
-(:mod:`gridwire.derops.documents`).
+(:mod:`gridwire.derops.documents`). A document sent travels in a message and is bounded by
+the message cap (4 MiB); one up to the document limit (8 MiB) is given as a file: the
+descriptions say so from :mod:`gridwire.service.limits`.
 """
 
 from __future__ import annotations
@@ -16,13 +18,23 @@ from pydantic import Field
 from gridwire.derops.compare import CompareResult, der_compare
 from gridwire.derops.documents import der_document
 from gridwire.devprofile.layout import Layout
+from gridwire.devprofile.limits import (
+    MAX_BYTES,
+    MAX_CELLS,
+    MAX_COLUMNS,
+    MAX_DEPTH,
+    MAX_ELEMENTS,
+    mebibytes,
+)
 from gridwire.master.settings import NAME_LENGTH
 from gridwire.service.context import Context
+from gridwire.service.limits import DOCUMENT_SIZES, MESSAGE_LIMIT
 from gridwire.service.operation import Operation, OutstationParams, Params, declare
 
 _DOCUMENT = Field(
     default=None,
-    description="The Device Profile XML as text (at most 8 MiB); else the outstation's "
+    description=f"The Device Profile XML as text (under {mebibytes(MESSAGE_LIMIT)}, the "
+    f"message cap; up to {mebibytes(MAX_BYTES)} as a file); else the outstation's "
     "device_profile, else the service's --device-profile",
 )
 
@@ -63,8 +75,10 @@ DER_DOCUMENT_OPERATIONS: list[Operation[Any]] = [
         description="title, notice, facts and sections (each with tables of text) of the "
         "document sent, or of the outstation's own; answered without control, for an "
         "outstation not connected, and with no outstation when document is sent. A document "
-        "that is not XML, not a Device Profile, declares a DTD or an entity, is over 8 MiB, "
-        "too deep, too large or too wide is a request error naming the rule.",
+        f"that is not XML, not a Device Profile, declares a DTD or an entity, is over "
+        f"{mebibytes(MAX_BYTES)}, nests deeper than {MAX_DEPTH}, holds over {MAX_ELEMENTS:,} "
+        f"elements, or would make a table wider than {MAX_COLUMNS} columns or the tables "
+        f"larger than {MAX_CELLS:,} cells is a request error naming the rule. {DOCUMENT_SIZES}",
     ),
     declare(
         "der.compare",
@@ -75,6 +89,6 @@ DER_DOCUMENT_OPERATIONS: list[Operation[Any]] = [
         description="A class 0 read, an output status read, then every declared point "
         "neither returned, range by range when refused whole. Answers declared, served, "
         "absent, undeclared, class_0 (with carried), points (event class, class 0 and "
-        "deadband as declared) and exchanges. Needs no profile.",
+        f"deadband as declared) and exchanges. Needs no point map. {DOCUMENT_SIZES}",
     ),
 ]

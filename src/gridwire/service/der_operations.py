@@ -1,10 +1,10 @@
 """The IEEE 1815.2 DER operations (``der.read`` ... ``der.write_curve``): one declaration
 each, calling :mod:`gridwire.derops` through its Python API (:class:`gridwire.derops.Der`).
 
-Each needs the outstation to have a profile (a request error naming the outstation and how to
+Each needs the outstation to have a point map (a request error naming the outstation and how to
 give it one otherwise). ``der.write``, ``der.enable``, ``der.disable``, ``der.write_curve``
 and ``der.curve`` given a ``number`` command the outstation: their parameters are checked
-against the profile first (``check``), so a bad command is a request error even from a
+against the point map first (``check``), so a bad command is a request error even from a
 service that may not command; then the ``not_allowed`` gate; the service's command log
 records each with its parameters (points and values) and its result.
 """
@@ -25,17 +25,13 @@ from gridwire.derops.read import DerReadResult, read_targets
 from gridwire.derops.write import DerWriteResult, plan_write
 from gridwire.derops.write_curve import WriteCurveResult, plan_curve
 from gridwire.service.context import Context
+from gridwire.service.limits import NAME_LIMIT, POINTS_LIMIT
 from gridwire.service.operation import Operation, OutstationParams, declare
 
 Mode = Literal["direct", "select", "direct_no_ack"]
 Number = int | float
 WriteValue = bool | int | float | str
 
-NAME_LIMIT = 1024
-"""The longest name of a point, group or function taken, in characters."""
-POINTS_LIMIT = 2048
-"""The most points one der.read names or one der.write writes (the profile's tables hold about
-two thousand points); checking that many names takes a few milliseconds."""
 Name = Annotated[str, Field(min_length=1, max_length=NAME_LIMIT)]
 
 

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from gridwire.errors import GridwireError, InternalError, NotAllowed, OperationError, RequestError
 from gridwire.service.context import Context
 from gridwire.service.encoding import dumps, encode
+from gridwire.service.limits import ID_LENGTH
 from gridwire.service.operation import Operation, OperationTable
 
 log = logging.getLogger("gridwire.service")
@@ -34,8 +35,6 @@ log = logging.getLogger("gridwire.service")
 MESSAGE_FIELDS = ("id", "op", "outstation", "params")
 LOGGED_RESULT = 4000  # characters of a command's result kept in the log line
 DESCRIBED_ERRORS = 32  # validation errors looked at to name the parameter; beyond, counted
-ID_LENGTH = 256
-"""The longest string a message's ``id`` may be, in characters."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,14 +17,10 @@ from typing import Any, Literal
 
 from gridwire.master.bus import Subscriber
 from gridwire.service.encoding import EventEncoder, dumps
+from gridwire.service.limits import BATCH_BYTES, STREAM_IDLE
 
 log = logging.getLogger("gridwire.service")
 
-STREAM_IDLE = 60.0
-"""Seconds a stream may go without accepting a write before it is closed."""
-KEEPALIVE = 15.0
-"""Seconds between keep-alive comments on an event stream with nothing to say."""
-BATCH_BYTES = 256 * 1024
 
 SSE_KEEPALIVE = b": keep-alive\n\n"
 

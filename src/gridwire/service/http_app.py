@@ -12,7 +12,8 @@ where no operation ran, 401
 missing or wrong token, 403 a foreign Host or Origin (:mod:`gridwire.http_origin`), 404 no such
 operation, 405 not POST, 408 a body that did not arrive in time, 413 body over 4 MiB
 (answered from Content-Length, or as soon as a streamed body passes the limit, before it
-is read whole), 415 a POST whose body is not ``application/json``, 400 one without a body.
+is read whole; for der.document and der.compare the answer says a larger Device Profile
+document is given as a file), 415 a POST whose body is not ``application/json``, 400 one without a body.
 A refusal closes the connection.
 
 An operation whose client hangs up before its answer is cancelled (what it already sent
@@ -22,10 +23,8 @@ to an outstation stays sent).
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 from collections.abc import Awaitable, Callable
-from urllib.parse import parse_qs
 
 import orjson
 from fastapi import FastAPI
@@ -34,7 +33,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from gridwire.caller import on_behalf, peer_name
 from gridwire.connection_limits import Limits
@@ -42,9 +41,11 @@ from gridwire.console import console_routes
 from gridwire.errors import RequestError
 from gridwire.http_origin import SameOrigin, allowed_hosts, protected
 from gridwire.http_serving import ABORT, ON_LOST
-from gridwire.service.core import MESSAGE_LIMIT, Service
+from gridwire.http_token import TokenRequired, Verdict
+from gridwire.service.core import Service
 from gridwire.service.dispatch import Answer, error_answer, error_body
 from gridwire.service.events import accepted, pump, sse_frame
+from gridwire.service.limits import DOCUMENT_OPERATIONS, MESSAGE_LIMIT, TOO_LARGE_FOR_A_MESSAGE
 from gridwire.service.message import TooManyItems, check_items
 from gridwire.service.openapi import openapi_document
 
@@ -90,10 +91,11 @@ def _is_json(content_type: str) -> bool:
 
 
 async def read_message(
-    request: Request, limit: int = MESSAGE_LIMIT, within: float | None = None
+    request: Request, limit: int = MESSAGE_LIMIT, within: float | None = None, too_large: str = ""
 ) -> object:
     """The JSON body of a POST: Refused for another method (405), a body too large (413,
-    from its Content-Length or as soon as the streamed octets pass ``limit``), not
+    from its Content-Length or as soon as the streamed octets pass ``limit``; ``too_large``
+    is added to its message), not
     ``application/json`` (415), missing or not JSON (400), or not whole ``within`` seconds
     (408). ClientDisconnect when the client leaves before it is whole."""
     if request.method != "POST":
@@ -104,7 +106,7 @@ async def read_message(
         if not declared.isdigit():
             raise Refused(400, "Content-Length is not a number")
         if int(declared) > limit:
-            raise Refused(413, f"the message is larger than {limit} octets")
+            raise Refused(413, f"the message is larger than {limit} octets{too_large}")
     if not _is_json(request.headers.get("content-type", "")):
         raise Refused(415, "a message body must be application/json")
     if not chunked and not (declared is not None and int(declared) > 0):
@@ -115,7 +117,7 @@ async def read_message(
             async for chunk in request.stream():
                 body += chunk
                 if len(body) > limit:
-                    raise Refused(413, f"the message is larger than {limit} octets")
+                    raise Refused(413, f"the message is larger than {limit} octets{too_large}")
     except TimeoutError:
         raise Refused(408, f"the message did not arrive whole within {within} s") from None
     if not body:
@@ -134,11 +136,11 @@ NO_BODY = "a message needs a body: a JSON object ({} for an operation without pa
 
 
 def _api_endpoint(
-    handle: Callable[[object], Awaitable[Answer]], limits: Limits
+    handle: Callable[[object], Awaitable[Answer]], limits: Limits, too_large: str = ""
 ) -> Callable[[Request], Awaitable[Response]]:
     async def endpoint(request: Request) -> Response:
         try:
-            message = await read_message(request, within=limits.body_timeout)
+            message = await read_message(request, within=limits.body_timeout, too_large=too_large)
         except Refused as refused:
             return _refusal(refused)
         except ClientDisconnect:
@@ -195,47 +197,10 @@ async def _not_routed(request: Request, exc: Exception) -> Response:
     return await http_exception_handler(request, exc)
 
 
-class Guard:
-    """Token check (constant-time) for ``/api`` and ``/events``: the header
-    ``Authorization: Bearer TOKEN`` or the query parameter ``token``; 401 otherwise."""
-
-    def __init__(self, app: ASGIApp, token: str | None) -> None:
-        self.app = app
-        self.token = token.encode() if token is not None else None
-
-    @staticmethod
-    def protects(path: str) -> bool:
-        return protected(path)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] == "http"
-            and self.token is not None
-            and self.protects(scope["path"])
-            and not self._carries_token(scope)
-        ):
-            response = _refusal(
-                Refused(401, "a token is needed", {"www-authenticate": 'Bearer realm="gridwire"'})
-            )
-            await response(scope, receive, send)
-            return
-        await self.app(scope, receive, send)
-
-    def _carries_token(self, scope: Scope) -> bool:
-        assert self.token is not None
-        given: list[bytes] = []
-        for name, value in scope.get("headers", []):
-            if name == b"authorization":
-                scheme, _, credential = value.partition(b" ")
-                if scheme.lower() == b"bearer":
-                    given.append(credential.strip())
-        query = scope.get("query_string", b"").decode("latin-1")
-        given += [v.encode() for v in parse_qs(query).get("token", [])]
-        # Every candidate is compared, so the time taken does not depend on where it differs.
-        matched = False
-        for candidate in given:
-            matched |= hmac.compare_digest(candidate, self.token)
-        return matched
+def _unauthorized(verdict: Verdict) -> Response:
+    """The console's answer to a request without its token (either verdict: the same words)."""
+    challenge = {"www-authenticate": 'Bearer realm="gridwire"'}
+    return _refusal(Refused(401, "a token is needed", challenge))
 
 
 class EventStream:
@@ -336,12 +301,15 @@ def build_app(
         def handle(message: object, name: str = name) -> Awaitable[Answer]:
             return dispatcher.call(name, message)
 
-        app.add_route(f"/api/{name}", _api_endpoint(handle, limits), ANY_METHOD)
+        # An operation reading a document says, when its message is too large, how a larger
+        # document is given (as a file).
+        note = TOO_LARGE_FOR_A_MESSAGE if name in DOCUMENT_OPERATIONS else ""
+        app.add_route(f"/api/{name}", _api_endpoint(handle, limits, note), ANY_METHOD)
     app.add_route("/api/{name:path}", _unknown, ANY_METHOD)
     app.router.routes.append(Route("/events", EventStream(service), methods=["GET"]))
     app.router.routes.extend(console_routes())  # the web console: / and /console/
     app.add_exception_handler(HTTPException, _not_routed)
-    app.add_middleware(Guard, token=token)
+    app.add_middleware(TokenRequired, token=token, covers=protected, refuse=_unauthorized)
     hosts = allowed_hosts(*bound) if bound is not None else None
     app.add_middleware(
         SameOrigin, hosts=hosts, refuse=lambda problem: _refusal(Refused(403, problem))

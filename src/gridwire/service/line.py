@@ -28,10 +28,11 @@ from gridwire.binding import is_loopback
 from gridwire.caller import on_behalf, peer_name
 from gridwire.connection_limits import BACKLOG, Limits, Throttled, cut, guard_accept
 from gridwire.errors import ConfigError, RequestError
-from gridwire.service.core import MESSAGE_LIMIT, Service
+from gridwire.service.core import Service
 from gridwire.service.dispatch import Answer, error_answer, unusable_id
 from gridwire.service.encoding import dumps
 from gridwire.service.events import accepted, line_frame, pump
+from gridwire.service.limits import MESSAGE_LIMIT
 from gridwire.service.message import TooManyItems, check_items
 
 log = logging.getLogger("gridwire.service")

@@ -20,11 +20,7 @@ from __future__ import annotations
 from typing import Final
 
 from gridwire.errors import RequestError
-
-MESSAGE_ITEMS: Final = 10_000
-"""The most items (array elements and object members, counted together) one message may hold.
-A read names at most 4,096 indexes and ranges, an operate at most 512 controls; ten thousand
-leaves room for anything real and bounds the worst to some 5 ms of parsing."""
+from gridwire.service.limits import MESSAGE_ITEMS
 
 
 class TooManyItems(RequestError):

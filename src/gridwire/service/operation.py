@@ -73,7 +73,7 @@ class Operation(Generic[P]):
     ``commands`` is True when the operation always commands an outstation, or a predicate
     over the validated parameters when that depends on them (``request`` by function code).
     ``check(context, params)``, when given, checks the parameters against what the service
-    knows (an outstation's profile, say) before the ``not_allowed`` gate, so that a bad
+    knows (an outstation's point map, say) before the ``not_allowed`` gate, so that a bad
     command is a request error even from a service that may not command.
     """
 

@@ -19,10 +19,9 @@ from pydantic_core import PydanticCustomError
 
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.master.association import REQUEST_HEADER
-from gridwire.master.conditions import LONGEST_WAIT, PointType, WaitParameters
+from gridwire.master.conditions import PointType, WaitParameters
 from gridwire.master.deviations import DEVIATIONS
-from gridwire.master.scans import READ_ITEMS
-from gridwire.master.settings import MAX_REQUEST_FRAGMENT, MIN_SCAN_INTERVAL
+from gridwire.master.limits import LONGEST_WAIT, MAX_REQUEST_FRAGMENT, MIN_SCAN_INTERVAL, READ_ITEMS
 from gridwire.service.operation import OutstationParams, Params
 
 ScanKind = Literal["integrity", "events", "class0", "class1", "class2", "class3", "outputs"]

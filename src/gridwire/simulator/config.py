@@ -12,8 +12,8 @@ Keys of the file (all optional; documented in docs/outstation.md)::
 ``variations`` sets the DER's variations per point type (the generic database takes them in
 its own file). ``range_gaps`` says how a read naming an index with no point is answered
 (``refuse`` it whole, the default, or ``answer`` what there is; both with PARAMETER_ERROR:
-:class:`gridwire.outstation.config.OutstationConfig`). ``misbehave`` names rules the
-outstation breaks on purpose
+:class:`gridwire.outstation.config.OutstationConfig`). ``misbehave`` names the
+outstation's deviations, rules it breaks on purpose
 (:mod:`gridwire.outstation.misbehaviour`: ``accept_bad_crc``, ``forget_unconfirmed_events``)
 and, with ``der``, rules the simulated DER breaks (:mod:`gridwire.simulator.misbehaviour`:
 ``inputs_online_when_disabled``, ``start_without_permission``, ``accept_locked_curve_edits``).

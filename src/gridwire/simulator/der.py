@@ -1,5 +1,5 @@
 """The simulated IEEE 1815.2 DER: a device (see :mod:`gridwire.outstation.device`) that serves a
-point map, decides each control by the profile's rules and moves its measurements on a tick.
+point map, decides each control by the point map's rules and moves its measurements on a tick.
 
 The database holds one point per map point: BI as g1, BO status as g10, AI as g30 (32-bit),
 AO status as g40 (32-bit), CTR as g20 and, where the map says a counter has one, its frozen
@@ -28,7 +28,8 @@ Control rules (each pinned by a test in tests/simulator):
   naming a curve of a type the function does not take (also checked when the function is
   enabled). A curve setting may name no curve (0). The referenced indicator (BI107) says
   whether any function's curve setting names the selected curve.
-- ``misbehave`` names rules broken on purpose (:mod:`gridwire.simulator.misbehaviour`).
+- ``misbehave`` names its deviations, rules broken on purpose
+  (:mod:`gridwire.simulator.misbehaviour`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Rules the simulated DER breaks on purpose, so that an evaluation's check can be seen to
-fail a DER that breaks them. All are off unless named (``SimulatedDer(misbehave=...)``;
+"""The simulated DER's deviations: rules it breaks on purpose, so that an evaluation's check
+can be seen to fail a DER that breaks them. All are off unless named (``SimulatedDer(misbehave=...)``;
 ``gridwire sim --der --misbehave NAME`` or ``"misbehave": [NAME, ...]`` in its settings,
 beside the outstation's own of :mod:`gridwire.outstation.misbehaviour`).
 

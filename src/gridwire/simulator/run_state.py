@@ -3,7 +3,7 @@ start (BO1) and stop (BO2) commands, each allowed by its permission (BO3 to star
 stop). Each rule is pinned by a test in tests/simulator.
 
 - A start (BO1 on) while BO3 is off is refused BLOCKED, as is a stop (BO2 on) while BO4 is
-  off. A map without the permission output has no such rule. (The misbehaviour
+  off. A map without the permission output has no such rule. (The deviation
   ``start_without_permission`` accepts a start anyway.)
 - An accepted start: the DER is started. BO1 and its mirror (BI12, starting up) are on until
   the next tick, when the start has completed and they go off; the stop's latch (BO2 and its
