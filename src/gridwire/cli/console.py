@@ -8,7 +8,7 @@ import argparse
 import asyncio
 
 from gridwire.cli.config import config_from_args, say, service_parser
-from gridwire.service.config import CONSOLE_BIND
+from gridwire.service.config import CONSOLE_BIND, ServiceConfig
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,8 +37,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from gridwire.service.runner import configure_logging, run_console
+    from gridwire.service.runner import configure_logging
 
     config = config_from_args(args, "console")
     configure_logging(config)
-    return asyncio.run(run_console(config, demo=args.demo, announce=say))
+    return asyncio.run(_console(config, args.demo))
+
+
+async def _console(config: ServiceConfig, demo: bool) -> int:
+    from gridwire.cli.demo import demo_der
+    from gridwire.service.runner import run_console
+
+    if not demo:
+        return await run_console(config, announce=say)
+    async with demo_der(config, say) as der:
+        return await run_console(config, extra=[der], announce=say)

@@ -20,17 +20,13 @@ import logging
 import secrets
 import signal
 import sys
-import tempfile
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from gridwire.binding import is_loopback
-from gridwire.der.profiles import PROFILES, ProfileLoader
-from gridwire.der.store import load_point_map
+from gridwire.der.profiles import ProfileLoader
 from gridwire.errors import ConfigError, OperationError
 from gridwire.master import Master, OutstationSettings
-from gridwire.outstation.server import OutstationServer
 from gridwire.runtime import settle_heap
 from gridwire.service.config import ConsoleSettings, ServiceConfig
 from gridwire.service.core import Service
@@ -38,13 +34,10 @@ from gridwire.service.evaluation_ends import end_evaluations
 from gridwire.service.http_server import HttpServer
 from gridwire.service.line import LineServer
 from gridwire.service.operation import OperationTable
-from gridwire.simulator.der import SimulatedDer
-from gridwire.simulator.device_profile import der_device_profile
 from gridwire.sockets import listening_socket
 
 log = logging.getLogger("gridwire.service")
 
-DEMO_OUTSTATION = "der"
 LEFT_CHANGED = 4
 """The exit status when an evaluation could not be ended (what it changed may be left)."""
 Announce = Callable[[str], None]
@@ -184,12 +177,15 @@ def address_line(host: str, port: int, token: str | None) -> str:
     return f"http://{shown}:{port}/{query}"
 
 
-def _example(host: str, port: int, token: str | None, demo: bool) -> str:
-    """A command that works as printed: the first thing a newcomer can paste."""
+def _example(host: str, port: int, token: str | None, outstation: str | None) -> str:
+    """A command that works as printed: the first thing a newcomer can paste (a scan of
+    ``outstation`` when one is sure to be there, else status)."""
     shown = f"[{host}]" if ":" in host else host
     auth = f"-H 'Authorization: Bearer {token}' " if token else ""
     operation, body = (
-        ("scan", '{"outstation": "der", "kind": "integrity"}') if demo else ("status", "{}")
+        ("scan", f'{{"outstation": "{outstation}", "kind": "integrity"}}')
+        if outstation
+        else ("status", "{}")
     )
     return (
         f"curl -s {auth}-H 'Content-Type: application/json' -d '{body}' "
@@ -200,42 +196,28 @@ def _example(host: str, port: int, token: str | None, demo: bool) -> str:
 async def run_console(
     config: ServiceConfig,
     *,
-    demo: bool = False,
+    extra: Sequence[OutstationSettings] = (),
     table: OperationTable | None = None,
     announce: Announce = print,
 ) -> int:
-    """``gridwire console``: the HTTP service (with ``demo``, over a simulated DER)."""
+    """``gridwire console``: the HTTP service, with the outstations of ``config`` and
+    ``extra`` (the demo's simulated DER, :mod:`gridwire.cli.demo`)."""
     host, port = config.console.address()
     token = resolve_token(config.console, host)
     sock = listening_socket(host, port)
     async with contextlib.AsyncExitStack() as stack:
         stack.callback(sock.close)
-        extra = []
-        if demo:
-            simulator, der = await _start_demo(config)
-            stack.push_async_callback(simulator.close)
-            # The demo DER's own Device Profile, for der.document and der.compare.
-            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="gridwire-")))
-            document = folder / "demo-der-device-profile.xml"
-            document.write_bytes(der_device_profile(der, port=simulator.port))
-            extra.append(
-                OutstationSettings(
-                    name=DEMO_OUTSTATION,
-                    host="127.0.0.1",
-                    port=simulator.port,
-                    profile=PROFILES[0],
-                    device_profile=str(document),
-                )
-            )
-            announce(f"gridwire console: simulated DER on 127.0.0.1:{simulator.port}")
-        service = await stack.enter_async_context(open_service(config, table, announce, extra))
+        service = await stack.enter_async_context(
+            open_service(config, table, announce, list(extra))
+        )
         server = HttpServer(service, sock, token)
         await server.start()
         stack.push_async_callback(server.close)
         actual = sock.getsockname()[1]
         control = "control allowed" if config.allow_control else "read-only"
         announce(f"gridwire console ({control}): on {address_line(host, actual, token)}")
-        announce(f"  try: {_example(host, actual, token, demo)}")
+        first = extra[0].name if extra else None
+        announce(f"  try: {_example(host, actual, token, first)}")
         announce("  web console: open the address above in a browser")
         announce(
             "  API: POST /api/<operation> (Authorization: Bearer TOKEN), events: GET "
@@ -244,14 +226,6 @@ async def run_console(
         settle_heap()
         status = await _until_stopped(service)
     return status
-
-
-async def _start_demo(config: ServiceConfig) -> tuple[OutstationServer, SimulatedDer]:
-    """The demo's simulated DER, listening on a free port."""
-    der = SimulatedDer(load_point_map(config.tables))
-    simulator = OutstationServer(der, host="127.0.0.1", port=0)
-    await simulator.start()
-    return simulator, der
 
 
 async def run_line(
