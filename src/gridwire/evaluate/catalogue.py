@@ -20,11 +20,11 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from gridwire.errors import BadParameter, UnknownName
 from gridwire.evaluate.records import CheckInfo
+from gridwire.evaluate.spec import CheckSpec as CheckSpec  # re-exported: the catalogue's record
 
 if TYPE_CHECKING:
     from gridwire.evaluate.context import CheckContext
@@ -37,24 +37,6 @@ FAMILIES_PACKAGE: Final = "gridwire.evaluate.families"
 FAMILIES: Final = ("profile", "monitoring", "service", "curves", "modes", "link", "confirmation")
 SETS: Final = ("device-profile", "der", "deviation")
 NOT_IMPLEMENTED: Final = "not implemented in this build"
-
-
-@dataclass(frozen=True, slots=True)
-class CheckSpec:
-    """One check of the catalogue (see the module's notes)."""
-
-    id: str
-    title: str
-    set: str
-    family: str
-    function: str
-    writes: bool = False
-    deviates: bool = False
-    args: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
-
-    @property
-    def info(self) -> CheckInfo:
-        return CheckInfo(self.id, self.title, self.set, self.writes, self.deviates)
 
 
 def _reads(id: str, title: str, family: str, function: str, set: str = "der") -> CheckSpec:

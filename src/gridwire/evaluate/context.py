@@ -36,9 +36,9 @@ from gridwire.der.points import Point
 from gridwire.derops.facade import Der
 from gridwire.derops.read import read_points
 from gridwire.derops.readings import DerReading
-from gridwire.evaluate.catalogue import CheckSpec
 from gridwire.evaluate.journal import Journal
 from gridwire.evaluate.outcomes import Failed
+from gridwire.evaluate.spec import CheckSpec
 from gridwire.evaluate.survey import Survey, key_of
 from gridwire.master import Master
 
