@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import logging
 import math
 import time
@@ -67,7 +66,7 @@ from gridwire.evaluate.requests import requests_sent
 from gridwire.evaluate.restores import ABORT_GRACE, RESTORE_WAIT, bounded, put_back
 from gridwire.evaluate.survey import survey
 from gridwire.evaluate.verdict import settle_verdict
-from gridwire.master import Master
+from gridwire.master import Master, command_log
 
 log = logging.getLogger("gridwire.evaluate")
 
@@ -76,23 +75,6 @@ CANCELLED: Final = "cancelled"
 INTERRUPTED: Final = "interrupted: the run was stopped"
 INTERRUPTED_DURING: Final = "interrupted: the run was stopped during this check"
 TOOL: Final = "gridwire"
-
-# The check under way in this context: the command log lines of the master and the DER
-# procedures name it (see _NameTheCheck).
-_running: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "gridwire_evaluate_check", default=None
-)
-_COMMAND_LOGS: Final = ("gridwire.master", "gridwire.derops")
-_COMMANDS: Final = (
-    "operate",
-    "der.",
-    "write_time",
-    "clear_restart",
-    "synchronize_time",
-    "freeze",
-    "restart",
-    "broadcast",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +162,6 @@ async def evaluate(
     progress.total = len(specs)
     progress.started = started = utc_now()
     progress.frames_before = session.frames.last_id
-    _name_the_checks()
     journal = Journal(master, outstation, point_map, path)
     master.command_hook(outstation, journal.before)
     found_on = session.deviations.on
@@ -291,20 +272,20 @@ async def _check(
     frames = run.master.session(run.outstation).frames
     before = frames.last_id
     started = time.monotonic()
-    token = _running.set(spec.id)
     journaling = JOURNALING.set(True)
     try:
-        async with run.master.hold(run.outstation):
-            verdict, detail, interrupted = await _body(function, ctx, progress)
-            not_back = await bounded(
-                asyncio.ensure_future(put_back(ctx)),
-                progress.aborted,
-                run.settle + ABORT_GRACE,
-                ctx,
-            )
+        # Each command the check sends names it in its record (gridwire.master.command_log).
+        with command_log.sent_by_check(spec.id):
+            async with run.master.hold(run.outstation):
+                verdict, detail, interrupted = await _body(function, ctx, progress)
+                not_back = await bounded(
+                    asyncio.ensure_future(put_back(ctx)),
+                    progress.aborted,
+                    run.settle + ABORT_GRACE,
+                    ctx,
+                )
     finally:
         JOURNALING.reset(journaling)
-        _running.reset(token)
     if not_back:
         verdict = "failed"
         detail = (f"{detail}; " if detail else "") + "not put back: " + "; ".join(not_back)
@@ -369,31 +350,3 @@ def _put_back_deviations(master: Master, outstation: str, found_on: dict[str, ob
             master.deviate(outstation, found_on)
     except RequestError as exc:  # removed meanwhile
         log.info("deviations of %s not put back: %s", outstation, exc)
-
-
-class _NameTheCheck(logging.Filter):
-    """Makes a command log line of the master or the DER procedures, written while an
-    evaluation check runs, say so and name the check."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        check = _running.get()
-        if (
-            check is not None
-            and record.levelno == logging.INFO
-            and isinstance(record.msg, str)
-            and record.msg.startswith(_COMMANDS)
-            and isinstance(record.args, tuple)
-        ):
-            record.msg = "command of evaluation check %s: " + record.msg
-            record.args = (check, *record.args)
-        return True
-
-
-_NAMER: Final = _NameTheCheck()
-
-
-def _name_the_checks() -> None:
-    for name in _COMMAND_LOGS:
-        logger = logging.getLogger(name)
-        if _NAMER not in logger.filters:
-            logger.addFilter(_NAMER)

@@ -19,7 +19,8 @@ life (connect, reconnect, disconnect) is its :class:`Connector`'s.
 - The automatic tasks are run by a :class:`TaskRunner`; what each asks is in its own module
   (:mod:`gridwire.master.tasks`).
 - Every octet the master writes leaves through :meth:`Wire.send`, the one place where the
-  wire gate is checked and the deviations hook applied.
+  deviations hook is applied; the wire's gate (:meth:`Wire.admit`) is asked as a request is
+  handed over and again as it leaves.
 """
 
 from __future__ import annotations
@@ -37,7 +38,6 @@ from gridwire.dnp3.app.fragments import Response, parse_response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN
 from gridwire.errors import ConnectionFailed, GridwireError
-from gridwire.master import gate
 from gridwire.master.association import Association, Fragment
 from gridwire.master.bus import EventBus
 from gridwire.master.connection import Connection
@@ -351,7 +351,7 @@ class Session:
         ``body`` is built once this request's turn has come, with no wait before it leaves."""
         if task is None:
             task = _current_task.get()
-        gate.check(function, self.allow_control)
+        self.wire.admit(function)  # the wire's gate, before a turn or a sequence number
         if not self.connected:
             raise ConnectionFailed(f"outstation {self.name} is not connected")
         hook = self.command_hook

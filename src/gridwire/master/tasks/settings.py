@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from gridwire.errors import NotAllowed, RequestError
+from gridwire.errors import RequestError
+from gridwire.master import gate
 from gridwire.master.tasks.catalogue import TASK_NAMES, TASKS, WRITING_TASKS
 
 
@@ -54,10 +55,7 @@ class TaskSettingsBase(BaseModel):
             )
         for name in sorted(WRITING_TASKS & set(changes)):
             if changes[name] is True and not allow_control:
-                raise NotAllowed(
-                    f"task {name} writes to the outstation; the master was not started "
-                    "with control allowed"
-                )
+                raise gate.refusal()
         try:
             return type(self).model_validate({**self.model_dump(), **changes}, strict=True)
         except ValidationError as exc:
