@@ -30,7 +30,8 @@ it through :mod:`gridwire.evaluate.evaluations`, which keeps one run per outstat
    left changed, fails the check and what is left is the report's ``left_changed``. A check
    not run because the run was cancelled or aborted or the connection was lost is
    ``interrupted`` (``summary.incomplete``). Every
-   control it sends is logged at INFO as a command naming the check. As it ends, its result
+   control it sends is one command record naming the check (its id set with
+   :func:`gridwire.master.command_log.sent_by_check`). As it ends, its result
    goes out as a ``check`` event ({outstation, result}) and to the run's progress.
 """
 

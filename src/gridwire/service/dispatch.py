@@ -14,7 +14,6 @@ its result; one refused for want of ``--allow-control`` at WARNING.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from dataclasses import dataclass
@@ -126,9 +125,7 @@ class Dispatcher:
             outcome = operation.handler(self.context, params)
             if inspect.isawaitable(outcome):
                 outcome = await outcome
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
+        except Exception as exc:  # a cancellation goes on up, to the record's block
             answer = _failed(operation, exc, ident)
             return answer, _error_text(answer)
         try:
