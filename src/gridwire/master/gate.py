@@ -25,6 +25,18 @@ function codes that read, confirm nothing and change nothing on the outstation (
 for the master, so the session alone confirms, and only what asks for it."""
 
 
+CONTROL_FUNCTIONS: frozenset[FunctionCode] = frozenset(
+    {
+        FunctionCode.SELECT,
+        FunctionCode.OPERATE,
+        FunctionCode.DIRECT_OPERATE,
+        FunctionCode.DIRECT_OPERATE_NR,
+    }
+)
+"""Among the functions that command, those that carry controls (g12 CROB, g41 analog
+outputs): the session's command hook sees these (:data:`gridwire.master.session.CommandHook`)."""
+
+
 def commands(function: FunctionCode) -> bool:
     """Whether asking for ``function`` by name commands (changes) the outstation."""
     return function not in READ_ONLY_FUNCTIONS

@@ -44,6 +44,7 @@ from gridwire.master.connection import Connection
 from gridwire.master.connector import Connector, State
 from gridwire.master.deviations import Deviations
 from gridwire.master.exchange import ExchangeRules, Transaction, Verdict
+from gridwire.master.gate import CONTROL_FUNCTIONS
 from gridwire.master.hold import Hold
 from gridwire.master.records import Outcome, OutstationStatus, exchange_record
 from gridwire.master.scans import scan_body
@@ -63,14 +64,6 @@ CommandHook = Callable[[FunctionCode, bytes], Awaitable[None]]
 """Awaited before a control request (SELECT, OPERATE, DIRECT_OPERATE, DIRECT_OPERATE_NR)
 leaves, with its function and object octets: whoever installed it (an evaluation's restore
 journal) records what the controls will change. What it raises stops the request unsent."""
-CONTROL_FUNCTIONS: frozenset[FunctionCode] = frozenset(
-    {
-        FunctionCode.SELECT,
-        FunctionCode.OPERATE,
-        FunctionCode.DIRECT_OPERATE,
-        FunctionCode.DIRECT_OPERATE_NR,
-    }
-)
 
 _current_task: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "gridwire_master_task", default=None
