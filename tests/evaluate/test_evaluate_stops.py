@@ -218,7 +218,7 @@ def test_a_third_signal_leaves_at_once_and_lists_the_journal(der: int, tmp_path:
             relay.port, state, "--allow-control", "--settle", "2", "--check", "SERV-001.2",
             "--report", str(tmp_path / "r.json"),
         )  # fmt: skip
-        run.wait_for_line("operate der [('bo', 2, True, None)]")  # the stop
+        run.wait_for_line('operate on der {"controls":[["bo",2,true,null]]')  # the stop
         for number in range(3):
             if number:
                 time.sleep(0.3)

@@ -119,7 +119,7 @@ def test_killed_mid_check_then_restored_opendnp3_holds_what_it_held(
     state = tmp_path / "state"
     with relayed(peer.port, 0.2) as relay:
         run = start_evaluate(relay.port, state, *_evaluate_args(tmp_path, "SERV-001"))
-        run.wait_for_line("operate der [('bo', 2, True, None)]")  # the stop
+        run.wait_for_line('operate on der {"controls":[["bo",2,true,null]]')  # the stop
         os.killpg(run.proc.pid, signal.SIGKILL)
         run.finish()
         assert held(peer) != OUTPUTS  # left as the check had it

@@ -276,10 +276,10 @@ async def test_a_functions_other_outputs_are_latched_and_mirrored_in_each_set(
         assert s.device.database.get("bo", 40).value is False  # put back as found
     result = report.results[0]
     assert result.verdict == "passed", result
-    operated = [r.getMessage() for r in caplog.records if ": operate der [" in r.getMessage()]
-    latched = [m for m in operated if "('bo', 40, " in m]
+    operated = [r.getMessage() for r in caplog.records if ": operate on der {" in r.getMessage()]
+    latched = [m for m in operated if '["bo",40,' in m]
     # Set 0 latches it off, set 1 on (each with the settings), then it is put back off.
-    assert [("('bo', 40, True" in m) for m in latched] == [False, True, False]
+    assert [('["bo",40,true' in m) for m in latched] == [False, True, False]
 
 
 async def test_fewer_curves_than_samples_share_one_curve_and_are_put_back() -> None:

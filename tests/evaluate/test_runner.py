@@ -193,7 +193,7 @@ async def test_controls_are_logged_as_commands_naming_the_check(
         assert report.results[0].requests == 4
     commands = [r.getMessage() for r in caplog.records if "evaluation check" in r.getMessage()]
     assert len(commands) == 2
-    assert all(m.startswith("command of evaluation check VV-001: operate der") for m in commands)
+    assert all(m.startswith("command of evaluation check VV-001: operate on der") for m in commands)
 
 
 async def test_a_lost_connection_fails_the_check_and_the_rest_are_not_run(

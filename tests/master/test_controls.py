@@ -15,11 +15,13 @@ A request is C<seq> <function> <objects>; a response C<seq> 81 <IIN1> <IIN2> <ob
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pytest
 
 from gridwire.errors import ConnectionFailed, NotAllowed, RequestError
+from gridwire.master import gate
 from gridwire.master.controls import build_body, operate
 from tests.master.fakes import TIMEOUT, FakeSession, Reply
 
@@ -299,7 +301,7 @@ async def test_everything_is_checked_before_anything_is_sent(
 
 async def test_not_allowed_without_control_sends_nothing() -> None:
     session = FakeSession([], allow_control=False)
-    with pytest.raises(NotAllowed, match="operate commands outstation fake"):
+    with pytest.raises(NotAllowed, match=re.escape(gate.NOT_ALLOWED)):
         await operate(session, {"bo": {"3": True}})
     assert session.sent == []
 

@@ -150,7 +150,7 @@ def test_serve_answers_lines_and_stops(tmp_path: Path) -> None:
             assert line_call(port, {"op": "stop"})["result"] == {"stopping": True}
             assert proc.wait(timeout=30) == 0
     text = log.read_text()
-    assert "WARNING gridwire.service: refused restart on y" in text
+    assert "WARNING gridwire.commands: refused restart on y" in text
 
 
 @pytest.mark.interop

@@ -70,7 +70,7 @@ async def test_http_status_codes_by_kind() -> None:
 async def test_nothing_that_commands_is_sent_without_control(
     kind: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="gridwire.service")
+    caplog.set_level(logging.INFO, logger="gridwire.commands")
     with yadnp3_outstation(points=3) as peer:
         async with (
             running_service(outstations=[outstation(peer.port)]) as running,
@@ -123,7 +123,7 @@ async def test_nothing_that_commands_is_sent_without_control(
 async def test_commands_are_logged_with_points_values_and_result(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="gridwire.service")
+    caplog.set_level(logging.INFO, logger="gridwire.commands")
     with yadnp3_outstation(points=3) as peer:
         async with (
             running_service(allow_control=True, outstations=[outstation(peer.port)]) as running,

@@ -283,7 +283,7 @@ def test_a_second_sigterm_stops_the_check_at_once_and_still_restores(tmp_path: P
         # In its wait, the DER stopped and its permission to start withdrawn (the run
         # state's restore reads the state: aborted before the DER moved, it would see
         # nothing to put back, a defect of the check's restore, not of the service).
-        svc.wait_logged("[('bo', 3, False, None)]")
+        svc.wait_logged('[["bo",3,false,null]]')
         svc.proc.send_signal(signal.SIGTERM)
         assert_clean_exit(svc)
         thread.join(WAIT)
@@ -306,7 +306,7 @@ def test_restore_evaluation_writes_back_the_journal_a_killed_service_left(
     with der(tmp_path) as (der_port, before):
         with service(tmp_path, "serve", der_port) as svc:
             thread, _ = evaluating(svc, "serve")
-            svc.wait_logged("[('bo', 3, False, None)]")
+            svc.wait_logged('[["bo",3,false,null]]')
             svc.kill()  # mid-check: the DER stopped, its permission to start withdrawn
         thread.join(WAIT)
         assert snapshot(der_port) != before

@@ -54,7 +54,7 @@ def extended() -> OperationTable:
 
 
 async def test_a_declared_operation_is_served_everywhere(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="gridwire.service")
+    caplog.set_level(logging.INFO, logger="gridwire.commands")
     async with (
         running_service(table=extended()) as running,
         HttpTransport(running) as http,

@@ -20,7 +20,6 @@ Given ``number``, the selector is written first (a command: its Operate result i
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -44,10 +43,10 @@ from gridwire.derops.values import describe, out_of_range, whole
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import BadParameter
 from gridwire.master import Master
+from gridwire.master.command_log import command
 from gridwire.master.controls import Control
 from gridwire.master.records import Exchange, OperateResult
 
-log = logging.getLogger("gridwire.derops")
 INT32 = (-(2**31), 2**31 - 1)
 Found = dict[tuple[str, int], DnpObject]
 
@@ -205,15 +204,10 @@ async def der_curve(
     exchanges: list[Exchange] = []
     if number is not None:
         control = selector_control(point_map, number)
-        selected = await master.operate_controls(outstation, [control], mode)
+        with command("der.curve", outstation, {"number": number, "mode": mode}) as record:
+            selected = await master.operate_controls(outstation, [control], mode)
+            record.result = f"select {control.value}: accepted={selected.accepted}"
         exchanges.extend(selected.exchanges)
-        log.info(
-            "der.curve %s select %s mode=%s: accepted=%s",
-            outstation,
-            control.value,
-            mode,
-            selected.accepted,
-        )
     reading, reads = await read_curve(master, outstation, point_map)
     exchanges.extend(reads)
     shown: dict[str, Any] = {f.name: getattr(reading, f.name) for f in fields(CurveReading)}

@@ -8,7 +8,6 @@ control, so a refused enable shows the function as it stands.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 from gridwire.der.pointmap import PointMap
@@ -18,10 +17,9 @@ from gridwire.derops.profile import function_named
 from gridwire.derops.read import read_points
 from gridwire.derops.readings import DerReading
 from gridwire.master import Master
+from gridwire.master.command_log import command
 from gridwire.master.controls import Control
 from gridwire.master.records import Exchange
-
-log = logging.getLogger("gridwire.derops")
 
 
 @dataclass(slots=True)
@@ -48,33 +46,29 @@ async def der_enable(
 ) -> EnableResult:
     """Latch the enable output of the function ``function`` names (``on``: enable), then read
     its enabled input. Raises NotAllowed from the master when it may not command."""
-    found = function_named(point_map, function)
-    control = Control("bo", found.enable, on)
-    result = await master.operate_controls(outstation, [control], mode)
-    exchanges = list(result.exchanges)
-    status: DerReading | None = None
-    mirror = None if found.enabled is None else point_map.at(Address(Kind.BI, found.enabled))
-    if mirror is not None:
-        [status], reads = await read_points(master, outstation, [mirror])
-        exchanges.extend(reads)
-    enabled = status.value if status is not None and isinstance(status.value, bool) else None
-    log.info(
-        "der.%s %s %s (BO%d) mode=%s: accepted=%s enabled=%s",
-        "enable" if on else "disable",
-        outstation,
-        found.key,
-        found.enable,
-        mode,
-        result.accepted,
-        enabled,
-    )
-    return EnableResult(
-        function=found.key,
-        name=found.name,
-        enable=f"BO{found.enable}",
-        accepted=result.accepted,
-        enabled=enabled,
-        status=status,
-        operated=operated_of(result),
-        exchanges=exchanges,
-    )
+    with command(
+        "der.enable" if on else "der.disable", outstation, {"function": function, "mode": mode}
+    ) as record:
+        found = function_named(point_map, function)
+        control = Control("bo", found.enable, on)
+        result = await master.operate_controls(outstation, [control], mode)
+        exchanges = list(result.exchanges)
+        status: DerReading | None = None
+        mirror = None if found.enabled is None else point_map.at(Address(Kind.BI, found.enabled))
+        if mirror is not None:
+            [status], reads = await read_points(master, outstation, [mirror])
+            exchanges.extend(reads)
+        enabled = status.value if status is not None and isinstance(status.value, bool) else None
+        record.result = (
+            f"{found.key} (BO{found.enable}): accepted={result.accepted} enabled={enabled}"
+        )
+        return EnableResult(
+            function=found.key,
+            name=found.name,
+            enable=f"BO{found.enable}",
+            accepted=result.accepted,
+            enabled=enabled,
+            status=status,
+            operated=operated_of(result),
+            exchanges=exchanges,
+        )

@@ -14,7 +14,6 @@ mirror. Without ``verify`` both stay null.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -26,9 +25,9 @@ from gridwire.derops.readings import DerReading, Quality, Scalar, units_of
 from gridwire.derops.values import Planned, Requested, analog_plan, binary_plan
 from gridwire.errors import BadParameter
 from gridwire.master import Master
+from gridwire.master.command_log import command
 from gridwire.master.records import ControlStatus, Exchange
 
-log = logging.getLogger("gridwire.derops")
 STEP_SLACK = 1e-9  # relative: one multiplier step, less the binary noise of a decimal step
 
 
@@ -147,32 +146,33 @@ async def der_write(
 ) -> DerWriteResult:
     """der.write (see the module's notes). Raises NotAllowed from the master when it may not
     command, ConnectionFailed when the outstation is not connected."""
-    planned = plan_write(point_map, points, variation)
-    result = await master.operate_controls(outstation, [p.control for p in planned], mode)
-    exchanges = list(result.exchanges)
-    mirrors: dict[int, DerReading] = {}
-    if verify:
-        pairs = [(n, point_map.mirror(p.point)) for n, p in enumerate(planned)]
-        inputs = [(n, m) for n, m in pairs if m is not None]
-        if inputs:
-            found, reads = await read_points(master, outstation, [m for _, m in inputs])
-            exchanges.extend(reads)
-            mirrors = {n: read for (n, _), read in zip(inputs, found, strict=True)}
-    statuses: list[ControlStatus | None] = list(result.statuses)
-    statuses += [None] * (len(planned) - len(statuses))
-    written = [
-        _written(item, status, mirrors.get(n), verify)
-        for n, (item, status) in enumerate(zip(planned, statuses, strict=True))
-    ]
-    checked = [w.matches for w in written if w.matches is not None]
-    verified = None if not checked else all(checked)
-    log.info(
-        "der.write %s %s mode=%s: accepted=%s verified=%s statuses=%s",
+    with command(
+        "der.write",
         outstation,
-        [(w.address, w.requested, w.sent, w.sent_value) for w in written],
-        mode,
-        result.accepted,
-        verified,
-        [w.status for w in written],
-    )
-    return DerWriteResult(result.accepted, verified, written, operated_of(result), exchanges)
+        {"points": dict(points), "verify": verify, "mode": mode, "variation": variation},
+    ) as record:
+        planned = plan_write(point_map, points, variation)
+        result = await master.operate_controls(outstation, [p.control for p in planned], mode)
+        exchanges = list(result.exchanges)
+        mirrors: dict[int, DerReading] = {}
+        if verify:
+            pairs = [(n, point_map.mirror(p.point)) for n, p in enumerate(planned)]
+            inputs = [(n, m) for n, m in pairs if m is not None]
+            if inputs:
+                found, reads = await read_points(master, outstation, [m for _, m in inputs])
+                exchanges.extend(reads)
+                mirrors = {n: read for (n, _), read in zip(inputs, found, strict=True)}
+        statuses: list[ControlStatus | None] = list(result.statuses)
+        statuses += [None] * (len(planned) - len(statuses))
+        written = [
+            _written(item, status, mirrors.get(n), verify)
+            for n, (item, status) in enumerate(zip(planned, statuses, strict=True))
+        ]
+        checked = [w.matches for w in written if w.matches is not None]
+        verified = None if not checked else all(checked)
+        sent = [(w.address, w.requested, w.sent, w.sent_value) for w in written]
+        shown = [w.status for w in written]
+        record.result = (
+            f"sent {sent}: accepted={result.accepted} verified={verified} statuses={shown}"
+        )
+        return DerWriteResult(result.accepted, verified, written, operated_of(result), exchanges)

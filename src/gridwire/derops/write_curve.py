@@ -20,7 +20,6 @@ equal. Every request is listed in ``exchanges``, in the order sent.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -38,10 +37,10 @@ from gridwire.derops.curve import (
 from gridwire.derops.operated import Mode
 from gridwire.errors import BadParameter
 from gridwire.master import Master
+from gridwire.master.command_log import command
 from gridwire.master.controls import Control
 from gridwire.master.records import Exchange, OperateResult
 
-log = logging.getLogger("gridwire.derops")
 Step = Literal["selector", "fields", "points"]
 STEPS: tuple[Step, ...] = ("selector", "fields", "points")
 
@@ -134,38 +133,44 @@ async def der_write_curve(
 ) -> WriteCurveResult:
     """der.write_curve (see the module's notes). Raises NotAllowed from the master when it
     may not command, ConnectionFailed when the outstation is not connected."""
-    plan = plan_curve(point_map, number, type, x_units, y_units, points)
-    steps: list[OperateResult] = []
-    exchanges: list[Exchange] = []
-    stopped: Step | None = None
-    for step, controls in zip(STEPS, (plan.selector, plan.fields, plan.points), strict=True):
-        if not controls:
-            continue
-        result = await master.operate_controls(outstation, controls, mode)
-        steps.append(result)
-        exchanges += result.exchanges
-        if result.accepted is False or (result.accepted is None and mode != "direct_no_ack"):
-            stopped = step
-            break
-        if mode == "direct_no_ack" and step != "points":
-            shown, _, reads = await read_heads(master, outstation, curve_block_of(point_map))
-            exchanges += reads
-            written = 1 if step == "selector" else len(plan.heads)  # number; then the fields
-            if shown[:written] != plan.heads[:written]:
+    with command(
+        "der.write_curve",
+        outstation,
+        {
+            "number": number,
+            "type": type,
+            "x_units": x_units,
+            "y_units": y_units,
+            "points": points,
+            "mode": mode,
+        },
+    ) as record:
+        plan = plan_curve(point_map, number, type, x_units, y_units, points)
+        steps: list[OperateResult] = []
+        exchanges: list[Exchange] = []
+        stopped: Step | None = None
+        for step, controls in zip(STEPS, (plan.selector, plan.fields, plan.points), strict=True):
+            if not controls:
+                continue
+            result = await master.operate_controls(outstation, controls, mode)
+            steps.append(result)
+            exchanges += result.exchanges
+            if result.accepted is False or (result.accepted is None and mode != "direct_no_ack"):
                 stopped = step
                 break
-    curve, reads = await read_curve(master, outstation, point_map)
-    exchanges += reads
-    matches = _matches(plan, curve)
-    accepted = _accepted(steps, stopped)
-    log.info(
-        "der.write_curve %s curve %s (%d points) mode=%s: accepted=%s stopped_at=%s matches=%s",
-        outstation,
-        plan.heads[0],
-        len(plan.pairs),
-        mode,
-        accepted,
-        stopped,
-        matches,
-    )
-    return WriteCurveResult(accepted, matches, stopped, steps, curve, exchanges)
+            if mode == "direct_no_ack" and step != "points":
+                shown, _, reads = await read_heads(master, outstation, curve_block_of(point_map))
+                exchanges += reads
+                written = 1 if step == "selector" else len(plan.heads)  # number; then the fields
+                if shown[:written] != plan.heads[:written]:
+                    stopped = step
+                    break
+        curve, reads = await read_curve(master, outstation, point_map)
+        exchanges += reads
+        matches = _matches(plan, curve)
+        accepted = _accepted(steps, stopped)
+        record.result = (
+            f"curve {plan.heads[0]} ({len(plan.pairs)} points): accepted={accepted} "
+            f"stopped_at={stopped} matches={matches}"
+        )
+        return WriteCurveResult(accepted, matches, stopped, steps, curve, exchanges)

@@ -30,7 +30,8 @@ it through :mod:`gridwire.evaluate.evaluations`, which keeps one run per outstat
    left changed, fails the check and what is left is the report's ``left_changed``. A check
    not run because the run was cancelled or aborted or the connection was lost is
    ``interrupted`` (``summary.incomplete``). Every
-   control it sends is logged at INFO as a command naming the check. As it ends, its result
+   control it sends is one command record naming the check (its id set with
+   :func:`gridwire.master.command_log.sent_by_check`). As it ends, its result
    goes out as a ``check`` event ({outstation, result}) and to the run's progress.
 """
 
@@ -38,7 +39,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import logging
 import math
 from dataclasses import dataclass, field
@@ -67,7 +67,7 @@ from gridwire.evaluate.requests import requests_sent
 from gridwire.evaluate.restores import ABORT_GRACE, RESTORE_WAIT, bounded, put_back
 from gridwire.evaluate.survey import survey
 from gridwire.evaluate.verdict import settle_verdict
-from gridwire.master import Master
+from gridwire.master import Master, command_log
 
 log = logging.getLogger("gridwire.evaluate")
 
@@ -76,23 +76,6 @@ CANCELLED: Final = "cancelled"
 INTERRUPTED: Final = "interrupted: the run was stopped"
 INTERRUPTED_DURING: Final = "interrupted: the run was stopped during this check"
 TOOL: Final = "gridwire"
-
-# The check under way in this context: the command log lines of the master and the DER
-# procedures name it (see _NameTheCheck).
-_running: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "gridwire_evaluate_check", default=None
-)
-_COMMAND_LOGS: Final = ("gridwire.master", "gridwire.derops")
-_COMMANDS: Final = (
-    "operate",
-    "der.",
-    "write_time",
-    "clear_restart",
-    "synchronize_time",
-    "freeze",
-    "restart",
-    "broadcast",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +163,6 @@ async def evaluate(
     progress.total = len(specs)
     progress.started = started = utc_now(master.clock)
     progress.frames_before = master.frame_mark(outstation)
-    _name_the_checks()
     journal = Journal(master, outstation, point_map, path)
     master.command_hook(outstation, journal.before)
     found_on = master.deviations(outstation)
@@ -290,20 +272,20 @@ async def _check(
     ctx = CheckContext(spec, run)
     before = run.master.frame_mark(run.outstation)
     started = run.master.clock.monotonic()
-    token = _running.set(spec.id)
     journaling = JOURNALING.set(True)
     try:
-        async with run.master.hold(run.outstation):
-            verdict, detail, interrupted = await _body(function, ctx, progress)
-            not_back = await bounded(
-                asyncio.ensure_future(put_back(ctx)),
-                progress.aborted,
-                run.settle + ABORT_GRACE,
-                ctx,
-            )
+        # Each command the check sends names it in its record (gridwire.master.command_log).
+        with command_log.sent_by_check(spec.id):
+            async with run.master.hold(run.outstation):
+                verdict, detail, interrupted = await _body(function, ctx, progress)
+                not_back = await bounded(
+                    asyncio.ensure_future(put_back(ctx)),
+                    progress.aborted,
+                    run.settle + ABORT_GRACE,
+                    ctx,
+                )
     finally:
         JOURNALING.reset(journaling)
-        _running.reset(token)
     if not_back:
         verdict = "failed"
         detail = (f"{detail}; " if detail else "") + "not put back: " + "; ".join(not_back)
@@ -367,31 +349,3 @@ def _put_back_deviations(master: Master, outstation: str, found_on: dict[str, ob
             master.deviate(outstation, found_on)
     except RequestError as exc:  # removed meanwhile
         log.info("deviations of %s not put back: %s", outstation, exc)
-
-
-class _NameTheCheck(logging.Filter):
-    """Makes a command log line of the master or the DER procedures, written while an
-    evaluation check runs, say so and name the check."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        check = _running.get()
-        if (
-            check is not None
-            and record.levelno == logging.INFO
-            and isinstance(record.msg, str)
-            and record.msg.startswith(_COMMANDS)
-            and isinstance(record.args, tuple)
-        ):
-            record.msg = "command of evaluation check %s: " + record.msg
-            record.args = (check, *record.args)
-        return True
-
-
-_NAMER: Final = _NameTheCheck()
-
-
-def _name_the_checks() -> None:
-    for name in _COMMAND_LOGS:
-        logger = logging.getLogger(name)
-        if _NAMER not in logger.filters:
-            logger.addFilter(_NAMER)

@@ -51,7 +51,7 @@ from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.errors import EncodeError
 from gridwire.dnp3.objects.controls import OPERATIONS, CommandStatus, crob
 from gridwire.dnp3.objects.records import AnalogCommand, Crob, DnpObject
-from gridwire.errors import BadParameter, NotAllowed
+from gridwire.errors import BadParameter
 from gridwire.master.records import ControlStatus, Exchange, OperateResult
 from gridwire.master.session_protocol import ExchangeResult, SessionLike
 from gridwire.master.timesync import answered, body_of
@@ -348,11 +348,6 @@ def _checked_mode(mode: str) -> None:
 async def _operate(
     session: SessionLike, body: bytes, mode: str, profile: ControlProfile | None
 ) -> OperateResult:
-    if not session.allow_control:
-        raise NotAllowed(
-            f"operate commands outstation {session.name}; the master was not started with "
-            "control allowed"
-        )
     sent = _sent_controls(body)
     checked_mode: Mode = mode  # type: ignore[assignment]
     if mode == "direct_no_ack":

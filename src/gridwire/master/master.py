@@ -2,7 +2,8 @@
 
 Every operation names its outstation; an unknown name is a RequestError that names it, an
 outstation not connected a ConnectionFailed, an operation that commands an outstation a
-NotAllowed unless the master was created with ``allow_control``. An outstation that does not
+NotAllowed unless the master was created with ``allow_control`` (the wire's gate,
+:mod:`gridwire.master.gate`). Each command is logged once (:mod:`gridwire.master.command_log`). An outstation that does not
 answer is not an error: the exchange ends with outcome ``timeout``.
 
 Each outstation has its own :class:`Session` (one request in flight, others wait their turn
@@ -11,7 +12,6 @@ in order); outstations run in parallel. Updates go out on :attr:`Master.bus`.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -22,10 +22,11 @@ from gridwire.clock import SYSTEM_CLOCK, Clock
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.errors import DecodeError
 from gridwire.dnp3.objects.records import DnpObject
-from gridwire.errors import BadParameter, Conflict, NotAllowed, UnknownName
+from gridwire.errors import BadParameter, Conflict, UnknownName
 from gridwire.master import controls as controls_module
 from gridwire.master import gate, timesync
 from gridwire.master.bus import EventBus
+from gridwire.master.command_log import command
 from gridwire.master.conditions import (
     EventCondition,
     IndicationCondition,
@@ -62,8 +63,6 @@ from gridwire.master.scans import (
 from gridwire.master.session import CommandHook, Session
 from gridwire.master.settings import OutstationSettings, TaskSettings
 from gridwire.master.trace import DEFAULT_MASTER, DEFAULT_OUTSTATION
-
-log = logging.getLogger("gridwire.master")
 
 ProfileSource = Callable[[str], ControlProfile]
 """Given an outstation's ``profile`` setting, the point map that names its points
@@ -262,8 +261,12 @@ class Master(OutstationQueries):
         if code.is_response:
             raise BadParameter(f"{code.name} is a response, not a request")
         self.session(outstation)
-        self._require_control(code.name, outstation, gate.commands(code))
-        return await self._exchange(outstation, code, body)
+        if not gate.commands(code):
+            return await self._exchange(outstation, code, body)
+        with command(f"request {code.name}", outstation, {"body": body.hex()}) as record:
+            exchange = await self._exchange(outstation, code, body)
+            record.result = _outcome(exchange)
+        return exchange
 
     async def operate(
         self,
@@ -273,20 +276,13 @@ class Master(OutstationQueries):
         variation: int | None = None,
     ) -> OperateResult:
         session = self.session(outstation)
-        self._require_control("operate", outstation)
         _fits(sum(len(v) for v in points.values() if isinstance(v, dict)), session)
-        result = await controls_module.operate(
-            session, points, mode, variation, self._maps.get(outstation)
-        )
-        log.info(
-            "operate %s %s mode=%s variation=%s: accepted=%s statuses=%s",
-            outstation,
-            points,
-            mode,
-            variation,
-            result.accepted,
-            [(s.type, s.index, s.status) for s in result.statuses],
-        )
+        asked = {"points": points, "mode": mode, "variation": variation}
+        with command("operate", outstation, asked) as record:
+            result = await controls_module.operate(
+                session, points, mode, variation, self._maps.get(outstation)
+            )
+            record.result = _operated(result)
         return result
 
     async def operate_controls(
@@ -295,56 +291,47 @@ class Master(OutstationQueries):
         """Operate ``controls`` in one request, in the order given, each sent as it is
         (:class:`gridwire.master.controls.Control`); the profile only names them."""
         session = self.session(outstation)
-        self._require_control("operate", outstation)
-        result = await controls_module.operate_controls(
-            session, controls, mode, self._maps.get(outstation)
-        )
-        log.info(
-            "operate %s %s mode=%s: accepted=%s statuses=%s",
-            outstation,
-            [(c.type, c.index, c.value, c.variation) for c in controls],
-            mode,
-            result.accepted,
-            [(s.type, s.index, s.status) for s in result.statuses],
-        )
+        asked = {"controls": [[c.type, c.index, c.value, c.variation] for c in controls]}
+        with command("operate", outstation, {**asked, "mode": mode}) as record:
+            result = await controls_module.operate_controls(
+                session, controls, mode, self._maps.get(outstation)
+            )
+            record.result = _operated(result)
         return result
 
     async def write_time(self, outstation: str) -> Exchange:
         session = self.session(outstation)
-        self._require_control("write_time", outstation)
-        exchange = await timesync.write_time(session)
-        self._log_command("write_time", outstation, exchange)
+        with command("write_time", outstation, {}) as record:
+            exchange = await timesync.write_time(session)
+            record.result = _outcome(exchange)
         return exchange
 
     async def clear_restart(self, outstation: str) -> Exchange:
-        self._require_control("clear_restart", outstation)
-        exchange = await self._exchange(outstation, FunctionCode.WRITE, clear_restart_body())
-        self._log_command("clear_restart", outstation, exchange)
+        self.session(outstation)
+        with command("clear_restart", outstation, {}) as record:
+            exchange = await self._exchange(outstation, FunctionCode.WRITE, clear_restart_body())
+            record.result = _outcome(exchange)
         return exchange
 
     async def synchronize_time(self, outstation: str, procedure: str = "lan") -> TimeSyncResult:
         if procedure not in ("lan", "non_lan"):
             raise BadParameter(f"procedure {procedure!r} is not lan or non_lan")
         session = self.session(outstation)
-        self._require_control("synchronize_time", outstation)
-        result = await timesync.synchronize_time(session, procedure)
-        log.info(
-            "synchronize_time %s %s: written=%s accepted=%s time_ms=%s delay_ms=%s",
-            outstation,
-            procedure,
-            result.written,
-            result.accepted,
-            result.time_ms,
-            result.delay_ms,
-        )
+        with command("synchronize_time", outstation, {"procedure": procedure}) as record:
+            result = await timesync.synchronize_time(session, procedure)
+            record.result = (
+                f"written={result.written} accepted={result.accepted} "
+                f"time_ms={result.time_ms} delay_ms={result.delay_ms}"
+            )
         return result
 
     async def freeze(self, outstation: str, clear: bool = False, no_ack: bool = False) -> Exchange:
         """Freeze every counter (IMMED_FREEZE, FREEZE_CLEAR, or their no-ack forms)."""
         function, body = freeze_request(bool(clear), bool(no_ack))
-        self._require_control("freeze", outstation)
-        exchange = await self._exchange(outstation, function, body)
-        self._log_command("freeze", outstation, exchange)
+        self.session(outstation)
+        with command("freeze", outstation, {"clear": clear, "no_ack": no_ack}) as record:
+            exchange = await self._exchange(outstation, function, body)
+            record.result = _outcome(exchange)
         return exchange
 
     async def restart(self, outstation: str, kind: str = "cold") -> Exchange:
@@ -352,9 +339,10 @@ class Master(OutstationQueries):
         function = functions.get(kind)
         if function is None:
             raise BadParameter(f"restart kind {kind!r} is not cold or warm")
-        self._require_control("restart", outstation)
-        exchange = await self._exchange(outstation, function)
-        self._log_command(f"restart {kind}", outstation, exchange)
+        self.session(outstation)
+        with command("restart", outstation, {"kind": kind}) as record:
+            exchange = await self._exchange(outstation, function)
+            record.result = _outcome(exchange)
         return exchange
 
     async def broadcast(
@@ -373,10 +361,12 @@ class Master(OutstationQueries):
         if code.is_response:
             raise BadParameter(f"{code.name} is a response, not a request")
         session = self.session(outstation)
-        self._require_control(f"broadcast {code.name}", outstation, gate.commands(code))
-        result = await session.exchange(code, body, broadcast=destination)
-        if gate.commands(code):
-            self._log_command(f"broadcast {code.name}", outstation, result.record)
+        if not gate.commands(code):
+            return (await session.exchange(code, body, broadcast=destination)).record
+        asked = {"address": address, "body": body.hex()}
+        with command(f"broadcast {code.name}", outstation, asked) as record:
+            result = await session.exchange(code, body, broadcast=destination)
+            record.result = _outcome(result.record)
         return result.record
 
     async def enable_unsolicited(self, outstation: str, classes: list[int]) -> Exchange:
@@ -446,22 +436,16 @@ class Master(OutstationQueries):
         result = await self.session(outstation).exchange(function, body)
         return result.record
 
-    def _require_control(self, operation: str, outstation: str, commands: bool = True) -> None:
-        if commands and not self.allow_control:
-            log.warning("%s on %s refused: control is not allowed", operation, outstation)
-            raise NotAllowed(
-                f"{operation} commands the outstation; the master was not started with "
-                "control allowed"
-            )
 
-    def _log_command(self, operation: str, outstation: str, exchange: Exchange) -> None:
-        log.info(
-            "%s %s: outcome=%s indications=%s",
-            operation,
-            outstation,
-            exchange.outcome,
-            exchange.indications,
-        )
+def _outcome(exchange: Exchange) -> str:
+    """An exchange's end, as a command record's result."""
+    return f"outcome={exchange.outcome} indications={exchange.indications}"
+
+
+def _operated(result: OperateResult) -> str:
+    """An operate's end, as a command record's result."""
+    statuses = [(s.type, s.index, s.status) for s in result.statuses]
+    return f"accepted={result.accepted} statuses={statuses}"
 
 
 def _fits(controls: int, session: Session) -> None:

@@ -19,7 +19,8 @@ life (connect, reconnect, disconnect) is its :class:`Connector`'s.
 - The automatic tasks are run by a :class:`TaskRunner`; what each asks is in its own module
   (:mod:`gridwire.master.tasks`).
 - Every octet the master writes leaves through :meth:`Wire.send`, the one place where the
-  wire gate is checked and the deviations hook applied.
+  deviations hook is applied; the wire's gate (:meth:`Wire.admit`) is asked as a request is
+  handed over and again as it leaves.
 """
 
 from __future__ import annotations
@@ -37,13 +38,13 @@ from gridwire.dnp3.app.fragments import Response, parse_response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN
 from gridwire.errors import ConnectionFailed, GridwireError
-from gridwire.master import gate
 from gridwire.master.association import Association, Fragment
 from gridwire.master.bus import EventBus
 from gridwire.master.connection import Connection
 from gridwire.master.connector import Connector, State
 from gridwire.master.deviations import Deviations
 from gridwire.master.exchange import ExchangeRules, Transaction, Verdict
+from gridwire.master.gate import CONTROL_FUNCTIONS
 from gridwire.master.hold import Hold
 from gridwire.master.records import Outcome, OutstationStatus, exchange_record
 from gridwire.master.scans import scan_body
@@ -63,14 +64,6 @@ CommandHook = Callable[[FunctionCode, bytes], Awaitable[None]]
 """Awaited before a control request (SELECT, OPERATE, DIRECT_OPERATE, DIRECT_OPERATE_NR)
 leaves, with its function and object octets: whoever installed it (an evaluation's restore
 journal) records what the controls will change. What it raises stops the request unsent."""
-CONTROL_FUNCTIONS: frozenset[FunctionCode] = frozenset(
-    {
-        FunctionCode.SELECT,
-        FunctionCode.OPERATE,
-        FunctionCode.DIRECT_OPERATE,
-        FunctionCode.DIRECT_OPERATE_NR,
-    }
-)
 
 _current_task: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "gridwire_master_task", default=None
@@ -351,7 +344,7 @@ class Session:
         ``body`` is built once this request's turn has come, with no wait before it leaves."""
         if task is None:
             task = _current_task.get()
-        gate.check(function, self.allow_control)
+        self.wire.admit(function)  # the wire's gate, before a turn or a sequence number
         if not self.connected:
             raise ConnectionFailed(f"outstation {self.name} is not connected")
         hook = self.command_hook

@@ -40,7 +40,8 @@ from gridwire.clock import Clock, wall_ms
 from gridwire.dnp3 import requests
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN, REFUSALS
-from gridwire.errors import BadParameter, NotAllowed
+from gridwire.errors import BadParameter
+from gridwire.master import gate
 from gridwire.master.records import Exchange, TimeSyncResult
 from gridwire.master.session_protocol import ExchangeResult, SessionLike
 
@@ -57,14 +58,6 @@ def body_of(fragment: bytes) -> bytes:
     .requests` (everything after its control and function octets): the session numbers the
     request itself."""
     return fragment[2:]
-
-
-def _require_control(session: SessionLike, what: str) -> None:
-    if not session.allow_control:
-        raise NotAllowed(
-            f"{what} writes the clock of outstation {session.name}; the master was not "
-            "started with control allowed"
-        )
 
 
 def answered(result: ExchangeResult) -> bool | None:
@@ -94,7 +87,6 @@ class TimeAtSend:
 
 async def write_time(session: SessionLike) -> Exchange:
     """WRITE of g50v1 holding the master's clock as it is sent, with no delay correction."""
-    _require_control(session, "write_time")
     result = await session.exchange(FunctionCode.WRITE, TimeAtSend(session.clock))
     return result.record
 
@@ -116,7 +108,9 @@ async def synchronize_time(session: SessionLike, procedure: str = "lan") -> Time
     """Synchronize the outstation's clock by the ``lan`` or ``non_lan`` procedure."""
     if procedure not in PROCEDURES:
         raise BadParameter(f"procedure {procedure!r} is not one of {', '.join(PROCEDURES)}")
-    _require_control(session, "synchronize_time")
+    # Both procedures end in a WRITE of the time; the gate is asked for it before the first
+    # request, so a refusal sends nothing (not even non_lan's read-only DELAY_MEASURE).
+    gate.check(FunctionCode.WRITE, session.allow_control)
     if procedure == "lan":
         return await _lan(session)
     return await _non_lan(session)

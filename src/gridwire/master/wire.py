@@ -78,13 +78,20 @@ class Wire:
         """There is no connection any more (what a deviation held back is not written)."""
         self.connection = None
 
+    def admit(self, function: FunctionCode) -> None:
+        """The wire's gate: NotAllowed (:func:`gridwire.master.gate.refusal`) for a request
+        that commands when control is not allowed. The session asks it as a request is handed
+        over, before it takes a turn or a sequence number, and :meth:`send` asks it again for
+        every request fragment as the last guard."""
+        gate.check(function, self.allow_control)
+
     def send(self, kind: str, function: FunctionCode | None, frames: list[bytes]) -> float:
         """Write ``frames`` of ``kind`` (``request``, ``confirm``, ``unsolicited_confirm``,
         ``link``): the gate for a request, then the deviations hook. Returns the wall-clock
         time (ms) they were handed to the connection. Confirmations and link replies answer
         the outstation and command nothing. ConnectionFailed when there is no connection."""
         if kind == "request" and function is not None:
-            gate.check(function, self.allow_control)
+            self.admit(function)
         conn = self.connection
         if conn is None:
             raise ConnectionFailed(f"outstation {self.name} is not connected")

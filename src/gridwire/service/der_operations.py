@@ -5,8 +5,8 @@ Each needs the outstation to have a point map (a request error naming the outsta
 give it one otherwise). ``der.write``, ``der.enable``, ``der.disable``, ``der.write_curve``
 and ``der.curve`` given a ``number`` command the outstation: their parameters are checked
 against the point map first (``check``), so a bad command is a request error even from a
-service that may not command; then the ``not_allowed`` gate; the service's command log
-records each with its parameters (points and values) and its result.
+service that may not command; then the ``not_allowed`` gate; each is one command record
+(:mod:`gridwire.master.command_log`) with its parameters (points and values) and its result.
 """
 
 from __future__ import annotations

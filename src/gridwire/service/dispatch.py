@@ -10,21 +10,23 @@ answered as kind internal, its message naming no internals. A message's ``id`` m
 be a string (up to 256 characters), a number or null, or nothing runs: it is answered with
 a request error and id null, so that its answer can always be written.
 
-Every operation that commands an outstation is logged at INFO with its parameters (the
-points and values) and its result; one refused for want of ``--allow-control`` at WARNING.
+Every operation that commands an outstation is logged once, as one command record
+(:mod:`gridwire.master.command_log`): at INFO with its parameters (the points and values) and
+its result; one refused for want of ``--allow-control`` at WARNING.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, ValidationError
 
-from gridwire.errors import GridwireError, InternalError, NotAllowed, OperationError, RequestError
+from gridwire.errors import GridwireError, InternalError, OperationError, RequestError
+from gridwire.master import command_log, gate
 from gridwire.service.context import Context
 from gridwire.service.encoding import dumps, encode
 from gridwire.service.limits import ID_LENGTH
@@ -33,7 +35,6 @@ from gridwire.service.operation import Operation, OperationTable
 log = logging.getLogger("gridwire.service")
 
 MESSAGE_FIELDS = ("id", "op", "outstation", "params")
-LOGGED_RESULT = 4000  # characters of a command's result kept in the log line
 DESCRIBED_ERRORS = 32  # validation errors looked at to name the parameter; beyond, counted
 
 
@@ -97,36 +98,38 @@ class Dispatcher:
         return operation
 
     async def _run(self, operation: Operation[Any], data: dict[str, Any], ident: Any) -> Answer:
-        params: BaseModel | None = None
-        commands = False
         try:
             params = _validate(operation, data)
             if operation.check is not None:
                 operation.check(self.context, params)
             commands = operation.commands_with(params)
-            if commands and not self.context.allow_control:
-                log.warning(
-                    "refused %s%s %s: the service was not started with --allow-control",
-                    operation.name,
-                    _on(params),
-                    _params_text(params),
-                )
-                raise NotAllowed(
-                    f"{operation.name} commands the outstation; the service was not started "
-                    "with --allow-control"
-                )
+        except Exception as exc:
+            return _failed(operation, exc, ident)
+        if not commands:
+            answer, _ = await self._carry_out(operation, params, ident)
+            return answer
+        # The gate of the operation table's commands flag, and the command's one record.
+        outstation = getattr(params, "outstation", None)
+        points = params.model_dump(mode="json", exclude={"outstation"})
+        with command_log.command(operation.name, outstation, points) as record:
+            if not self.context.allow_control:
+                refusal = gate.refusal()
+                record.refused, record.result = True, str(refusal)
+                return error_answer(refusal, ident)
+            answer, record.result = await self._carry_out(operation, params, ident)
+            return answer
+
+    async def _carry_out(
+        self, operation: Operation[Any], params: BaseModel, ident: Any
+    ) -> tuple[Answer, str]:
+        """Call the handler: its answer, and what it came to as a command record's result."""
+        try:
             outcome = operation.handler(self.context, params)
             if inspect.isawaitable(outcome):
                 outcome = await outcome
-        except asyncio.CancelledError:
-            if commands:
-                _log_command(operation, params, "cancelled (what was sent stays sent)")
-            raise
-        except Exception as exc:
-            error = operation_error(operation.name, exc)
-            if commands and not isinstance(error, NotAllowed):
-                _log_command(operation, params, f"error {error.kind}: {error}")
-            return error_answer(error, ident)
+        except Exception as exc:  # a cancellation goes on up, to the record's block
+            answer = _failed(operation, exc, ident)
+            return answer, _error_text(answer)
         try:
             result = await encode(outcome)
         except Exception as exc:
@@ -135,12 +138,9 @@ class Dispatcher:
                 f"{operation.name} was carried out, but its result could not be written as "
                 f"JSON: {type(exc).__name__}: {exc}"
             )
-            if commands:
-                _log_command(operation, params, message)
-            return error_answer(RequestError(message), ident)
-        if commands:
-            _log_command(operation, params, result.decode(errors="replace")[:LOGGED_RESULT])
-        return Answer(b'{"id":' + dumps(ident) + b',"ok":true,"result":' + result + b"}")
+            return error_answer(RequestError(message), ident), message
+        body = b'{"id":' + dumps(ident) + b',"ok":true,"result":' + result + b"}"
+        return Answer(body), result.decode(errors="replace")
 
 
 def operation_error(name: str, exc: Exception) -> OperationError:
@@ -268,35 +268,20 @@ def _step(node: object, part: int | str) -> tuple[object] | None:
     return None
 
 
+def _failed(operation: Operation[Any], exc: Exception, ident: Any) -> Answer:
+    """The answer to an operation that raised ``exc`` (its kind by :func:`operation_error`)."""
+    return error_answer(operation_error(operation.name, exc), ident)
+
+
+def _error_text(answer: Answer) -> str:
+    """An error answer as a command record's result: ``error <kind>: <message>``."""
+    error = orjson.loads(answer.body)["error"]
+    return f"error {error['kind']}: {error['message']}"
+
+
 def _text(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         err = exc.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
         return f"{where}: {err['msg']}" if where else str(err["msg"])
     return str(exc)
-
-
-def _on(params: BaseModel) -> str:
-    outstation = getattr(params, "outstation", None)
-    if not outstation:
-        return ""
-    # A name as the client sent it: a line break (or an escape) in it would write a line of
-    # its own into the command log, so such a name is logged quoted, its controls escaped.
-    text = str(outstation)
-    return f" on {text if text.isprintable() else repr(text)}"
-
-
-def _params_text(params: BaseModel | None) -> str:
-    if params is None:
-        return "{}"
-    return params.model_dump_json(exclude={"outstation"})
-
-
-def _log_command(operation: Operation[Any], params: BaseModel | None, result: str) -> None:
-    log.info(
-        "command %s%s %s: %s",
-        operation.name,
-        _on(params) if params is not None else "",
-        _params_text(params),
-        result,
-    )

@@ -4,8 +4,8 @@ declaration each, calling :mod:`gridwire.evaluate`.
 ``evaluate`` is not gated as a command. Its checks that write run only when the service was
 started with ``--allow-control`` (the spec's Evaluation table: such a check is reported
 ``not_run``); the rest still run, reading only, so a read-only service evaluates what it may.
-Every control a writing check sends is logged at INFO as a command naming the check (by the
-run, not by the dispatcher). A second ``evaluate`` against an outstation while one runs is a
+Every control a writing check sends is one command record naming the check
+(:mod:`gridwire.master.command_log`). A second ``evaluate`` against an outstation while one runs is a
 request error (Errors, rule 6), and so is one while the service stops.
 
 How a run ends through the service (D125, :mod:`gridwire.service.evaluation_ends`):

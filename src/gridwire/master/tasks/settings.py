@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from gridwire.errors import BadParameter, NotAllowed, UnknownName
+from gridwire.errors import BadParameter, UnknownName
+from gridwire.master import gate
 from gridwire.master.tasks.catalogue import TASK_NAMES, TASKS, WRITING_TASKS
 
 
@@ -52,10 +53,7 @@ class TaskSettingsBase(BaseModel):
             raise UnknownName(f"unknown task {', '.join(unknown)} (tasks: {', '.join(TASK_NAMES)})")
         for name in sorted(WRITING_TASKS & set(changes)):
             if changes[name] is True and not allow_control:
-                raise NotAllowed(
-                    f"task {name} writes to the outstation; the master was not started "
-                    "with control allowed"
-                )
+                raise gate.refusal()
         try:
             return type(self).model_validate({**self.model_dump(), **changes}, strict=True)
         except ValidationError as exc:
