@@ -40,8 +40,8 @@ from gridwire.derops import DerMaster
 from gridwire.derops.ranges import ranges_of, request_of
 from gridwire.derops.read import read_targets
 from gridwire.master import OutstationSettings
+from gridwire.operations.encoding import encode
 from gridwire.outstation.controls import AnalogCommand
-from gridwire.service.encoding import encode
 from gridwire.simulator import SimulatedDer
 from gridwire.simulator.served import unserved_points
 

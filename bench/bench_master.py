@@ -17,7 +17,7 @@ import time
 from tests.support.peers import yadnp3_bench, yadnp3_outstation
 
 from gridwire.master import Master, OutstationSettings
-from gridwire.runtime import settle_heap
+from gridwire.process.runtime import settle_heap
 
 DEFAULT_THRESHOLDS = gc.get_threshold()
 

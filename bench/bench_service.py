@@ -31,7 +31,7 @@ from tests.support.processes import running
 
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.master.records import Exchange
-from gridwire.service.encoding import dumps, encode
+from gridwire.operations.encoding import dumps, encode
 
 POINTS_PER_TYPE = 1000
 POLLS = 30

@@ -21,7 +21,7 @@ from functools import partial
 import orjson
 
 from gridwire.master.scans import read_body
-from gridwire.service.message import check_items
+from gridwire.operations.message import check_items
 
 REPEATS = 5
 FOUR_MIB = 4 << 20

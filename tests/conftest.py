@@ -66,7 +66,7 @@ def _root_logging_as_found() -> object:
 def pytest_collection_finish(session: pytest.Session) -> None:
     """What collection allocated (every test module, every item) lives for the whole run:
     frozen, no full collection walks it again. The services freeze their start-up so
-    (gridwire.runtime.settle_heap); without it a full collection of pytest's heap stopped an
+    (gridwire.process.runtime.settle_heap); without it a full collection of pytest's heap stopped an
     in-process service 140-270 ms, failing the tests that time how long the loop is held."""
     gc.collect()
     gc.freeze()

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gridwire.binding import RULE, is_loopback, parse_bind
 from gridwire.cli import build_parser
 from gridwire.cli import sep2 as sep2_cli
 from gridwire.cli.config import config_from_args
 from gridwire.cli.sim import settings_of
 from gridwire.errors import ConfigError
+from gridwire.net.binding import RULE, is_loopback, parse_bind
 from gridwire.sep2.config import build_config, read_config_file
 from gridwire.service.config import load_config
 from gridwire.simulator.config import load_settings

@@ -1,5 +1,5 @@
 """One host clock for all of gridwire: the master, the outstation server and the IEEE 2030.5
-client take the same :class:`gridwire.clock.Clock` (float seconds, wall and monotonic), and each
+client take the same :class:`gridwire.process.clock.Clock` (float seconds, wall and monotonic), and each
 reads it in that unit: the same clock object set to 2001 makes the master stamp its frames and
 write the outstation's time in 2001, the outstation start its device clock there, and the
 2030.5 client schedule by it."""
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import time
 
-from gridwire.clock import SYSTEM_CLOCK, SystemClock, wall_ms
 from gridwire.master import Master, OutstationSettings
 from gridwire.outstation.database_file import default_database
 from gridwire.outstation.server import OutstationServer
+from gridwire.process.clock import SYSTEM_CLOCK, SystemClock, wall_ms
 from gridwire.sep2.timebase import Timebase
 
 SEPTEMBER_2001 = 1_000_000_000.0  # seconds since the epoch: far from any real clock today

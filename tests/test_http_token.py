@@ -1,4 +1,4 @@
-"""One token guard (gridwire.http_token) for the console and the 2030.5 management API: the
+"""One token guard (gridwire.net.http_token) for the console and the 2030.5 management API: the
 same requests pass on both sides, and each side refuses the others with its own published
 answer, as before the guard was shared: the console 401 with its envelope (kind request,
 "a token is needed" for no token and a wrong one alike, realm "gridwire"), the 2030.5 API
@@ -13,11 +13,11 @@ import httpx
 import pytest
 
 from gridwire.der.profiles import ProfileLoader
-from gridwire.http_token import MISSING, WRONG, TokenGuard, candidates
 from gridwire.master import Master
+from gridwire.net.http_token import MISSING, WRONG, TokenGuard, candidates
 from gridwire.sep2.api import management_app
-from gridwire.service.core import Service
-from gridwire.service.http_app import build_app
+from gridwire.transports.http_app import build_app
+from gridwire.transports.service import Service
 
 TOKEN = "s3cret-token"
 NO_TOKEN: dict[str, str] = {}

@@ -1,8 +1,8 @@
 """The prose is held to the limits: README and the operations' descriptions (as the OpenAPI
 document serves them) name each limit as its constant says, written here from the constant,
 so a limit changed in its module and not in the prose fails this test. Each layer's limits
-are in one module: gridwire.master.limits, gridwire.service.limits, gridwire.devprofile.limits,
-gridwire.sep2.limits (and gridwire.connection_limits for connections)."""
+are in one module: gridwire.master.limits, gridwire.operations.limits, gridwire.devprofile.limits,
+gridwire.sep2.limits (and gridwire.net.connection_limits for connections)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from gridwire.binding import HOST_LENGTH
-from gridwire.connection_limits import Limits
 from gridwire.devprofile import limits as document
 from gridwire.devprofile.limits import mebibytes
 from gridwire.master import limits as master
+from gridwire.net.binding import HOST_LENGTH
+from gridwire.net.connection_limits import Limits
+from gridwire.net.tls_files import PATH_LENGTH
+from gridwire.operations.openapi import openapi_document
+from gridwire.operations.table import default_table
 from gridwire.sep2 import limits as sep2
 from gridwire.sep2.config import ServerConfig
 from gridwire.service import limits as service
-from gridwire.service.openapi import openapi_document
-from gridwire.service.table import default_table
-from gridwire.tls_files import PATH_LENGTH
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

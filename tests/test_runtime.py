@@ -1,4 +1,4 @@
-"""The long-running commands' heap settings (gridwire.runtime). Run in a subprocess: they are
+"""The long-running commands' heap settings (gridwire.process.runtime). Run in a subprocess: they are
 process-wide and must not leak into the test process."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 def test_settle_heap_freezes_start_up_and_raises_the_young_threshold() -> None:
     code = (
-        "import gc; from gridwire.runtime import settle_heap, YOUNG_GENERATION_THRESHOLD as T;"
+        "import gc; from gridwire.process.runtime import settle_heap, YOUNG_GENERATION_THRESHOLD as T;"
         "before = gc.get_freeze_count(); settle_heap();"
         "print(before, gc.get_freeze_count() > 1000, gc.get_threshold()[0] == T, T > 700)"
     )

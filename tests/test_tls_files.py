@@ -22,12 +22,12 @@ from cryptography.hazmat.primitives import serialization
 from gridwire.errors import ConfigError, GridwireError, RequestError
 from gridwire.master import Master, OutstationSettings
 from gridwire.master import TlsSettings as MasterTls
+from gridwire.net.tls_files import ClientTls, TlsFileError, TlsFiles
 from gridwire.outstation.database_file import default_database
 from gridwire.outstation.server import OutstationServer
 from gridwire.outstation.tls import TlsSettings as OutstationTls
 from gridwire.sep2 import Sep2Client, build_config
 from gridwire.sep2.errors import CertificateError
-from gridwire.tls_files import ClientTls, TlsFileError, TlsFiles
 from tests.support.certs import Pki, make_pki
 
 Files = dict[str, Path]

@@ -5,7 +5,7 @@ they are given; callers catch this one type at the edges.
 
 An :class:`OperationError` is one an operation may answer with; its class attribute ``kind``
 is the envelope's ``error.kind``, and the operations service turns it into
-``{"ok": false, "error": {"kind", "message"}}`` in one place (``service/dispatch.py``). The
+``{"ok": false, "error": {"kind", "message"}}`` in one place (``operations/dispatch.py``). The
 core raises errors named for what went wrong; each subclasses the error of its kind:
 
 - kind ``request`` (:class:`RequestError`): :class:`BadParameter`, :class:`UnknownName`

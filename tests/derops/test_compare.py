@@ -13,7 +13,7 @@ from lxml import etree
 from gridwire.der.pointmap import PointMap
 from gridwire.der.profiles import ProfileLoader
 from gridwire.derops.compare import PointRef, compare_points, der_compare
-from gridwire.derops.facade import DerMaster
+from gridwire.derops.der_master import DerMaster
 from gridwire.devprofile.points import DeclaredPoint
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import ConnectionFailed, RequestError

@@ -13,10 +13,10 @@ from typing import Any
 import orjson
 import pytest
 
+from gridwire.operations.table import default_table
 from gridwire.outstation import run_outstation
 from gridwire.service.config import load_config
 from gridwire.service.runner import open_service
-from gridwire.service.table import default_table
 from gridwire.simulator import SimulatedDer
 from tests.service.harness import (
     Running,

@@ -20,7 +20,7 @@ from gridwire.der.functions import CURVE_FIRST_X
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Kind
 from gridwire.derops.curve import CurveReading, der_curve
-from gridwire.derops.facade import DerMaster
+from gridwire.derops.der_master import DerMaster
 from gridwire.derops.read import read_points
 from gridwire.master import OutstationSettings
 from gridwire.master.controls import Control

@@ -20,7 +20,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from gridwire.service.table import default_table
+from gridwire.operations.table import default_table
 
 LIMIT = 4 << 20  # the spec's message limit, octets
 OUTSTATION = "der"

@@ -44,7 +44,7 @@ GROWTH_KIB = 64 << 10
 LINES_PER_ACT = 3
 """Log lines an act may cause: a command is two (the master's and the service's), a client
 that leaves one; anything more is a flood."""
-LOG_EVERY = 60.0  # gridwire.connection_limits.LOG_EVERY: one line a minute per condition
+LOG_EVERY = 60.0  # gridwire.net.connection_limits.LOG_EVERY: one line a minute per condition
 LOUD = re.compile(r"\b(WARNING|ERROR|CRITICAL)\b")
 SETTLE = 1.0  # seconds between the crowd's end and the memory read after
 

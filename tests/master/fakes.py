@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gridwire.clock import wall_ms
 from gridwire.dnp3 import requests
 from gridwire.dnp3.app.fragments import Response, parse_response
 from gridwire.dnp3.app.functions import FunctionCode
@@ -20,10 +19,11 @@ from gridwire.errors import ConnectionFailed
 from gridwire.master import gate
 from gridwire.master.records import Outcome, exchange_record
 from gridwire.master.session_protocol import Body, ExchangeResult
+from gridwire.process.clock import wall_ms
 
 
 class FakeClock:
-    """A clock (:class:`gridwire.clock.Clock`, seconds) that moves only when told."""
+    """A clock (:class:`gridwire.process.clock.Clock`, seconds) that moves only when told."""
 
     def __init__(self, wall: float = 1_700_000_000.0, monotonic: float = 100.0) -> None:
         self.seconds = wall

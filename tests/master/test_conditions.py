@@ -8,7 +8,6 @@ import asyncio
 import pytest
 from pydantic import ValidationError
 
-from gridwire.clock import SystemClock
 from gridwire.dnp3.app.fragments import parse_response
 from gridwire.dnp3.app.iin import IIN
 from gridwire.errors import RequestError
@@ -22,6 +21,7 @@ from gridwire.master.conditions import (
     wait,
 )
 from gridwire.master.store import EventLog, ValueStore
+from gridwire.process.clock import SystemClock
 
 # C3 81 | IIN 10 00 (IIN1.4 NEED_TIME) | g30v1 analog input 5 = 42 (flags 01 ONLINE) |
 # g1v2 binary input 0 = 1 (0x81: state bit 7 and ONLINE)

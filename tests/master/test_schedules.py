@@ -15,9 +15,9 @@ from pydantic import ValidationError
 from gridwire.errors import RequestError
 from gridwire.master import Master, OutstationSettings
 from gridwire.master.settings import MIN_SCAN_INTERVAL
-from gridwire.service.context import Context
-from gridwire.service.dispatch import Dispatcher
-from gridwire.service.table import default_table
+from gridwire.operations.context import Context
+from gridwire.operations.dispatch import Dispatcher
+from gridwire.operations.table import default_table
 from tests.master.scripted import ScriptedOutstation
 from tests.master.wire import frame
 

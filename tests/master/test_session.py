@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from gridwire.clock import SystemClock
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.errors import ConnectionFailed, NotAllowed
 from gridwire.master.bus import EventBus, Subscriber
 from gridwire.master.session import Session
 from gridwire.master.settings import OutstationSettings
+from gridwire.process.clock import SystemClock
 from tests.master.scripted import ScriptedOutstation, response
 from tests.master.wire import INTEGRITY, from_master, from_outstation
 

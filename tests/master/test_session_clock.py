@@ -1,6 +1,6 @@
 """The session's exchanges keep time on the master's one clock (DESIGN D134): the deadline the
 exchange rules set, the moment the request left and the duration on the record are all read
-from :meth:`gridwire.clock.Clock.monotonic`, whatever the event loop's own clock says. (The
+from :meth:`gridwire.process.clock.Clock.monotonic`, whatever the event loop's own clock says. (The
 loop's timer only wakes the session; the clock decides whether the time is up.)"""
 
 from __future__ import annotations

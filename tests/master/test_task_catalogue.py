@@ -12,7 +12,7 @@ from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN
 from gridwire.master.settings import TaskSettings
 from gridwire.master.tasks import BY_NAME, PRIORITY, TASK_NAMES, TASKS, WRITING_TASKS, TaskContext
-from gridwire.service.params import TaskChoices
+from gridwire.operations.params import TaskChoices
 from tests.master.fakes import FakeSession, Reply
 
 NOTHING = IIN(0)

@@ -149,7 +149,7 @@ def test_api_stays_up_while_the_head_end_is_unreachable(pki: Pki, tmp_path: Path
         assert isinstance(connection, dict) and "connection refused" in str(connection["error"])
         reading = httpx.get(f"{base}/api/v1/time", timeout=5)
         assert reading.status_code == 503 and reading.json()["source"] == "unavailable"
-        # The console's rule on Host and Origin holds here too (gridwire.http_origin).
+        # The console's rule on Host and Origin holds here too (gridwire.net.http_origin).
         rebinding = httpx.get(f"{base}/api/v1/status", headers={"Host": "evil.example"})
         foreign = httpx.get(f"{base}/api/v1/status", headers={"Origin": "http://evil.example"})
         for refused in (rebinding, foreign):

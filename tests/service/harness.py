@@ -20,14 +20,14 @@ from typing import Any
 import httpx
 import orjson
 
-from gridwire.connection_limits import Limits
 from gridwire.der.profiles import ProfileLoader
 from gridwire.master import Master, OutstationSettings
-from gridwire.service.core import Service
-from gridwire.service.http_server import HttpServer
-from gridwire.service.line import LineServer
-from gridwire.service.operation import OperationTable
-from gridwire.sockets import listening_socket
+from gridwire.net.connection_limits import Limits
+from gridwire.net.sockets import listening_socket
+from gridwire.operations.declaration import OperationTable
+from gridwire.transports.http_server import HttpServer
+from gridwire.transports.line import LineServer
+from gridwire.transports.service import Service
 from tests.service.documented import Documented
 from tests.support.net import free_port
 

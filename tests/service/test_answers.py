@@ -11,9 +11,9 @@ from typing import Any
 import orjson
 import pytest
 
-from gridwire.service.context import Context
-from gridwire.service.operation import OperationTable, OutstationParams, Params, declare
-from gridwire.service.table import default_table
+from gridwire.operations.context import Context
+from gridwire.operations.declaration import OperationTable, OutstationParams, Params, declare
+from gridwire.operations.table import default_table
 from tests.service.harness import (
     HttpTransport,
     LineTransport,

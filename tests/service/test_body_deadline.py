@@ -1,6 +1,6 @@
 """A request body that never ends is not held forever by any gridwire HTTP service (issue 9,
 item 5; found by the fuzz run of the 2030.5 management API, which held a dripped body for
-as long as it dripped): :mod:`gridwire.http_serving` answers 408 a tick after the body
+as long as it dripped): :mod:`gridwire.net.http_serving` answers 408 a tick after the body
 timeout when the application has not answered, and closes the connection when it has
 (an application that never reads the body answers at once, and uvicorn then waited for the
 rest of the body before the next request, however slowly it came)."""
@@ -19,8 +19,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from gridwire.connection_limits import Limits
-from gridwire.http_serving import GuardedServer
+from gridwire.net.connection_limits import Limits
+from gridwire.net.http_serving import GuardedServer
 from tests.fuzz.wire import Wire
 
 LIMITS = Limits(header_timeout=5.0, body_timeout=1.0)

@@ -11,9 +11,9 @@ import logging
 import pytest
 
 from gridwire.errors import OperationError
-from gridwire.service.context import Context
-from gridwire.service.operation import OperationTable, Params, declare
-from gridwire.service.table import default_table
+from gridwire.operations.context import Context
+from gridwire.operations.declaration import OperationTable, Params, declare
+from gridwire.operations.table import default_table
 from tests.service.harness import HttpTransport, error, outstation, running_service
 from tests.service.sockets import post, raw_client, send
 from tests.support.net import free_port

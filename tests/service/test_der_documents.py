@@ -22,9 +22,9 @@ import pytest
 
 from gridwire.devprofile.layout import lay_out
 from gridwire.devprofile.reader import read_document_file
+from gridwire.operations.table import default_table
 from gridwire.outstation.server import run_outstation
-from gridwire.runtime import settle_heap
-from gridwire.service.table import default_table
+from gridwire.process.runtime import settle_heap
 from gridwire.simulator.der import SimulatedDer
 from gridwire.simulator.device_profile import der_device_profile
 from tests.devprofile.documents import shared_document

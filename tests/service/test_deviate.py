@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from gridwire.caller import PYTHON, caller, on_behalf, peer_name
+from gridwire.process.caller import PYTHON, caller, on_behalf, peer_name
 from tests.master.scripted import ScriptedOutstation
 from tests.service.harness import HttpTransport, LineTransport, ok, outstation, running_service
 

@@ -1,4 +1,4 @@
-"""Which cap holds for a Device Profile document (gridwire.service.limits): a document sent
+"""Which cap holds for a Device Profile document (gridwire.operations.limits): a document sent
 in a message is bounded by the message cap (4 MiB, over HTTP and the line alike), and one of
 the document limit (8 MiB) is given as a file, here the outstation's device_profile. Over
 HTTP, a message too large for der.document or der.compare is refused with 413 naming the
@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from gridwire.devprofile.limits import MAX_BYTES
+from gridwire.operations.limits import MESSAGE_LIMIT
 from gridwire.outstation.server import run_outstation
-from gridwire.service.limits import MESSAGE_LIMIT
 from gridwire.simulator.der import SimulatedDer
 from gridwire.simulator.device_profile import der_device_profile
 from tests.service.harness import error, ok, outstation, running_service

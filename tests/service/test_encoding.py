@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from gridwire.dnp3.objects.records import Crob, DnpObject
 from gridwire.master.settings import TaskSettings
-from gridwire.service.encoding import CHUNK, EventEncoder, dumps, encode
+from gridwire.operations.encoding import CHUNK, EventEncoder, dumps, encode
 
 
 @dataclass(slots=True)

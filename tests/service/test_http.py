@@ -9,8 +9,8 @@ import socket
 
 import httpx
 
-from gridwire.service.core import MESSAGE_LIMIT
-from gridwire.sockets import listening_socket
+from gridwire.net.sockets import listening_socket
+from gridwire.transports.service import MESSAGE_LIMIT
 from tests.service.harness import (
     HttpTransport,
     body_of,

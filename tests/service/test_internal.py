@@ -23,11 +23,11 @@ from gridwire.errors import (
     UnknownName,
 )
 from gridwire.master.errors import UnknownOutstation
-from gridwire.service.context import Context
-from gridwire.service.dispatch import error_answer, operation_error
-from gridwire.service.http_app import STATUS_BY_KIND
-from gridwire.service.operation import OperationTable, Params, declare
-from gridwire.service.table import default_table
+from gridwire.operations.context import Context
+from gridwire.operations.declaration import OperationTable, Params, declare
+from gridwire.operations.dispatch import error_answer, operation_error
+from gridwire.operations.table import default_table
+from gridwire.transports.http_app import STATUS_BY_KIND
 from tests.service.harness import HttpTransport, LineTransport, error, running_service
 
 ANSWER = "test.boom failed: an internal error (its details are in the service's log)"

@@ -1,7 +1,7 @@
 """Connections are held under limits (issue 9, items 5, 6 and 9), over real sockets: half-sent
 headers, a body that stalls, a line connection that says nothing, more connections than the
 cap, and clients that never read their answers. Every limit is shortened here (the
-defaults are in :class:`gridwire.connection_limits.Limits`)."""
+defaults are in :class:`gridwire.net.connection_limits.Limits`)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import httpx
 import orjson
 import pytest
 
-from gridwire.connection_limits import Limits
-from gridwire.service.context import Context
-from gridwire.service.operation import OperationTable, Params, declare
-from gridwire.service.table import default_table
+from gridwire.net.connection_limits import Limits
+from gridwire.operations.context import Context
+from gridwire.operations.declaration import OperationTable, Params, declare
+from gridwire.operations.table import default_table
 from tests.service.harness import body_of, error, running_service, status_of
 from tests.service.sockets import cut_within, post, raw_client, read_to_end, send
 

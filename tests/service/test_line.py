@@ -9,8 +9,8 @@ import orjson
 import pytest
 
 from gridwire.errors import ConfigError
-from gridwire.service.core import MESSAGE_LIMIT
-from gridwire.service.line import LineServer
+from gridwire.transports.line import LineServer
+from gridwire.transports.service import MESSAGE_LIMIT
 from tests.service.harness import LineTransport, error, ok, outstation, running_service
 from tests.service.sockets import cut_within, raw_client, send
 from tests.service.test_events import flood_until_dropped, subscribers_become

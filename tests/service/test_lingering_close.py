@@ -18,7 +18,7 @@ import errno
 
 import orjson
 
-from gridwire.lingering import LingeringTransport
+from gridwire.net.lingering import LingeringTransport
 from tests.fuzz.wire import Wire, request
 from tests.service.harness import running_service
 

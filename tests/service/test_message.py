@@ -1,4 +1,4 @@
-"""How many items a message holds, counted before it is parsed (service/message.py): exactly
+"""How many items a message holds, counted before it is parsed (operations/message.py): exactly
 the array elements, object members and empty containers of the JSON value, whatever its
 strings hold (commas, brackets, quotes and backslashes escaped), checked against a count made
 on the value itself; and any octets at all end in nothing but our own refusal."""
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gridwire.service.message import MESSAGE_ITEMS, TooManyItems, check_items
+from gridwire.operations.message import MESSAGE_ITEMS, TooManyItems, check_items
 
 # Text full of what a counter of commas and brackets could be fooled by.
 TRICKY = st.text(alphabet=st.sampled_from(list(',[{]}"\\:ab /\n\u00e9')), max_size=12)

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from gridwire.master import gate
+from gridwire.operations.table import default_table
 from gridwire.outstation import run_outstation
-from gridwire.service.table import default_table
 from gridwire.simulator import SimulatedDer
 from tests.service.harness import error, ok, outstation, running_service, transport
 

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from pydantic import BaseModel
 from schemathesis.checks import positive_data_acceptance
 
-from gridwire.service.http_app import build_app
-from gridwire.service.openapi import openapi_document
-from gridwire.service.operation import OperationTable, OutstationParams, Params, declare
-from gridwire.service.table import default_table
+from gridwire.operations.declaration import OperationTable, OutstationParams, Params, declare
+from gridwire.operations.openapi import openapi_document
+from gridwire.operations.table import default_table
+from gridwire.transports.http_app import build_app
 from tests.service.harness import HttpTransport, running_service
 from tests.support.net import free_port
 from tests.support.peers import yadnp3_outstation

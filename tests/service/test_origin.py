@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from gridwire.http_origin import allowed_hosts, origin_problem
+from gridwire.net.http_origin import allowed_hosts, origin_problem
 from tests.service.harness import Running, body_of, error, raw_http, running_service, status_of
 
 

@@ -26,12 +26,12 @@ import pytest
 
 from gridwire.der.profiles import PROFILES
 from gridwire.master.scans import READ_ITEMS
+from gridwire.operations.message import MESSAGE_ITEMS
+from gridwire.operations.table import default_table
 from gridwire.outstation.clock import DeviceClock
 from gridwire.outstation.database import Database
 from gridwire.outstation.server import OutstationServer
-from gridwire.service.core import MESSAGE_LIMIT
-from gridwire.service.message import MESSAGE_ITEMS
-from gridwire.service.table import default_table
+from gridwire.transports.service import MESSAGE_LIMIT
 from tests.service.harness import (
     HttpTransport,
     LineTransport,

@@ -15,8 +15,8 @@ import asyncio
 import pytest
 
 from gridwire.master.bus import EventBus
-from gridwire.service.encoding import EventEncoder
-from gridwire.service.events import accepted, line_frame, pump
+from gridwire.operations.encoding import EventEncoder
+from gridwire.transports.events import accepted, line_frame, pump
 
 
 async def test_a_write_cancelled_as_it_ends_is_cancelled() -> None:

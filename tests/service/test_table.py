@@ -14,9 +14,9 @@ import pytest
 from pydantic import Field
 
 from gridwire.errors import RequestError
-from gridwire.service.context import Context
-from gridwire.service.operation import Operation, OperationTable, OutstationParams, declare
-from gridwire.service.table import default_table
+from gridwire.operations.context import Context
+from gridwire.operations.declaration import Operation, OperationTable, OutstationParams, declare
+from gridwire.operations.table import default_table
 from tests.service.harness import HttpTransport, LineTransport, error, ok, running_service
 
 

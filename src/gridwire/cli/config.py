@@ -20,8 +20,8 @@ from typing import Any, Literal
 import orjson
 from pydantic import ValidationError
 
-from gridwire.binding import parse_bind
 from gridwire.errors import ConfigError
+from gridwire.net.binding import parse_bind
 from gridwire.service.config import CONSOLE_PORT, SERVE_PORT, ServiceConfig, load_config
 
 Mode = Literal["console", "serve", "config"]
@@ -45,7 +45,7 @@ def service_parser(
 ) -> argparse.ArgumentParser:
     """The parser of ``console`` or ``serve``: the common options, ``--bind``, and the
     operations with their summaries below the options."""
-    from gridwire.service.table import default_table
+    from gridwire.operations.table import default_table
 
     parser = subparsers.add_parser(
         name,

@@ -13,7 +13,7 @@ from gridwire.errors import ConfigError
 from gridwire.master import Master, OutstationSettings
 from gridwire.master.records import Exchange
 from gridwire.master.scans import SCAN_KINDS
-from gridwire.service.encoding import dumps
+from gridwire.operations.encoding import dumps
 
 NAME = "poll"
 

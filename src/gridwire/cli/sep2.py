@@ -24,13 +24,13 @@ from typing import Any
 
 import orjson
 
-from gridwire.binding import is_loopback, parse_bind
 from gridwire.errors import ConfigError
+from gridwire.net.binding import is_loopback, parse_bind
+from gridwire.net.sockets import listening_socket
 from gridwire.sep2.api import management_app
 from gridwire.sep2.client import Sep2Client
 from gridwire.sep2.config import API_PORT, Sep2Config, build_config, read_config_file
 from gridwire.sep2.service import Sep2Service
-from gridwire.sockets import listening_socket
 
 
 def register(subparsers: Any) -> None:
@@ -154,13 +154,13 @@ async def _once(config: Sep2Config) -> int:
 async def _serve(client: Sep2Client, listener: socket.socket, log_level: str) -> None:
     from uvicorn.config import LOGGING_CONFIG
 
-    from gridwire.http_serving import GuardedServer
-    from gridwire.runtime import settle_heap
+    from gridwire.net.http_serving import GuardedServer
+    from gridwire.process.runtime import settle_heap
 
     host, port = listener.getsockname()[:2]
     app = management_app(Sep2Service(client), token=client.config.api.token, bound=(host, port))
     # The connection limits of every gridwire HTTP service (header, send and keep-alive
-    # timeouts, a cap on connections): gridwire.connection_limits.Limits.
+    # timeouts, a cap on connections): gridwire.net.connection_limits.Limits.
     server = GuardedServer(
         app, log_level=log_level, log_config=LOGGING_CONFIG, access_log=False, lifespan="off"
     )

@@ -11,9 +11,9 @@ import signal
 import sys
 from pathlib import Path
 
-from gridwire.binding import parse_bind
 from gridwire.der.store import load_point_map
 from gridwire.errors import ConfigError
+from gridwire.net.binding import parse_bind
 from gridwire.outstation.config import RANGE_GAPS
 from gridwire.outstation.database_file import database_from_json, default_database, load_database
 from gridwire.outstation.device import Device

@@ -12,8 +12,8 @@ the curve block. Written against :class:`gridwire.master.Master`'s public API an
 """
 
 from gridwire.derops.curve import CurveReading, CurveResult
+from gridwire.derops.der_master import Der, DerMaster
 from gridwire.derops.enable import EnableResult
-from gridwire.derops.facade import Der, DerMaster
 from gridwire.derops.functions import FunctionInfo, FunctionsResult, SettingInfo
 from gridwire.derops.operated import Operated
 from gridwire.derops.profile import point_map_of

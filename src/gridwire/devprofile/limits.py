@@ -10,7 +10,7 @@ from typing import Final
 MAX_BYTES: Final = 8 * 1024 * 1024
 """The largest Device Profile document read, in octets (8 MiB), whether it comes as text or as
 a file. A document sent in a message is bounded by the message's own cap first
-(:data:`gridwire.service.limits.MESSAGE_LIMIT`); a larger one is given as a file."""
+(:data:`gridwire.operations.limits.MESSAGE_LIMIT`); a larger one is given as a file."""
 MAX_ELEMENTS: Final = 500_000
 """The most elements a document may hold."""
 MAX_DEPTH: Final = 64

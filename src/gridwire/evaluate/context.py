@@ -30,10 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gridwire.clock import Clock
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Point
-from gridwire.derops.facade import Der
+from gridwire.derops.der_master import Der
 from gridwire.derops.read import read_points
 from gridwire.derops.readings import DerReading
 from gridwire.evaluate.journal import Journal
@@ -41,6 +40,7 @@ from gridwire.evaluate.outcomes import Failed
 from gridwire.evaluate.spec import CheckSpec
 from gridwire.evaluate.survey import Survey, key_of
 from gridwire.master import Master
+from gridwire.process.clock import Clock
 
 Undo = Callable[[], Awaitable[object]]
 

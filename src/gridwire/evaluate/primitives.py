@@ -21,13 +21,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
-from gridwire.clock import SYSTEM_CLOCK, Clock
 from gridwire.der.points import Number, Point, spelled
 from gridwire.derops.curve import curve_block_of, selector_control
 from gridwire.derops.readings import DerReading
 from gridwire.evaluate.context import CheckContext
 from gridwire.evaluate.outcomes import Failed, NotApplicable
 from gridwire.master.records import Exchange, OperateResult
+from gridwire.process.clock import SYSTEM_CLOCK, Clock
 
 T = TypeVar("T")
 

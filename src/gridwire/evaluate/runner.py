@@ -47,7 +47,6 @@ from pathlib import Path
 from typing import Final
 
 from gridwire import __version__
-from gridwire.clock import SYSTEM_CLOCK, Clock
 from gridwire.derops.profile import point_map_of
 from gridwire.errors import BadParameter, ConnectionFailed, RequestError
 from gridwire.evaluate.catalogue import NOT_IMPLEMENTED, CheckFunction, CheckSpec, check_function
@@ -68,6 +67,7 @@ from gridwire.evaluate.restores import ABORT_GRACE, RESTORE_WAIT, bounded, put_b
 from gridwire.evaluate.survey import survey
 from gridwire.evaluate.verdict import settle_verdict
 from gridwire.master import Master, command_log
+from gridwire.process.clock import SYSTEM_CLOCK, Clock
 
 log = logging.getLogger("gridwire.evaluate")
 

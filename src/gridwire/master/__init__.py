@@ -8,7 +8,6 @@ service only calls.
     exchange = await master.scan("feeder", "integrity")
 """
 
-from gridwire.clock import SystemClock
 from gridwire.master.bus import EventBus, Subscriber
 from gridwire.master.conditions import EventCondition, IndicationCondition, ValueCondition
 from gridwire.master.controls import Control, ControlProfile
@@ -29,6 +28,7 @@ from gridwire.master.records import (
 )
 from gridwire.master.scans import POINT_GROUPS, SCAN_KINDS
 from gridwire.master.settings import OutstationSettings, TaskSettings, TlsSettings
+from gridwire.process.clock import SystemClock
 
 __all__ = [
     "BROADCAST_ADDRESSES",

@@ -25,13 +25,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from gridwire.clock import Clock
 from gridwire.dnp3.app.iin import IIN
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import BadParameter
 from gridwire.master.limits import LONGEST_WAIT
 from gridwire.master.records import StoredValue, WaitResult
 from gridwire.master.store import EventLog, ValueStore
+from gridwire.process.clock import Clock
 
 PointType = Literal["bi", "dbi", "bo", "counter", "frozen", "ai", "ao"]
 

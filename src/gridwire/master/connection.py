@@ -24,7 +24,7 @@ from collections.abc import Callable
 from gridwire.errors import BadParameter, ConnectionFailed
 from gridwire.master.limits import RECEIVE_BUFFER
 from gridwire.master.settings import TlsSettings
-from gridwire.tls_files import TlsFileError, client_context
+from gridwire.net.tls_files import TlsFileError, client_context
 
 Address = tuple[str, int]
 

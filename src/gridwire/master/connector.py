@@ -15,12 +15,12 @@ from collections.abc import Callable
 from typing import Literal
 
 from gridwire.capture import Endpoint
-from gridwire.clock import Clock
 from gridwire.errors import ConnectionFailed
 from gridwire.master.connection import Connection, open_connection
 from gridwire.master.limits import CONNECT_RETRY, CONNECT_TIMEOUT
 from gridwire.master.settings import OutstationSettings
 from gridwire.master.wire import Wire
+from gridwire.process.clock import Clock
 
 log = logging.getLogger("gridwire.master.session")
 

@@ -91,7 +91,6 @@ import math
 from collections.abc import Callable
 from typing import Final
 
-from gridwire.caller import caller
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.crc import append_crc
 from gridwire.dnp3.errors import DnpError
@@ -100,6 +99,7 @@ from gridwire.dnp3.transport import FIN, FIR, MAX_PAYLOAD, SEQ_MASK
 from gridwire.errors import BadParameter, UnknownName
 from gridwire.master import gate
 from gridwire.master.limits import MAX_LATE_SECONDS, MAX_SERIES
+from gridwire.process.caller import caller
 
 log = logging.getLogger(__name__)
 
@@ -199,7 +199,7 @@ class Deviations:
 
         All or nothing: RequestError naming the first unknown deviation or bad value, and
         then nothing changes. Every change is logged at WARNING with the client that asked
-        for it (:func:`gridwire.caller.caller`) and the deviations on after it."""
+        for it (:func:`gridwire.process.caller.caller`) and the deviations on after it."""
         unknown = sorted(set(changes) - set(DEVIATIONS))
         if unknown:
             raise UnknownName(

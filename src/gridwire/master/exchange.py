@@ -4,7 +4,7 @@ decisions and a deadline out.
 The session (asyncio) sends and receives; what a response fragment means for the request in
 flight is decided here, with no timer, socket or clock of its own. ``now`` is seconds on
 whatever monotonic clock the caller uses for every call (the session uses its host clock's,
-:meth:`gridwire.clock.Clock.monotonic`).
+:meth:`gridwire.process.clock.Clock.monotonic`).
 
 :class:`Transaction` is one request and its answer (IEEE 1815-2012 clause 4):
 

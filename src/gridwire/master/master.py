@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from gridwire.capture import RotatingPcapWriter
-from gridwire.clock import SYSTEM_CLOCK, Clock
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.errors import DecodeError
 from gridwire.dnp3.objects.records import DnpObject
@@ -63,6 +62,7 @@ from gridwire.master.scans import (
 from gridwire.master.session import CommandHook, Session
 from gridwire.master.settings import OutstationSettings, TaskSettings
 from gridwire.master.trace import DEFAULT_MASTER, DEFAULT_OUTSTATION
+from gridwire.process.clock import SYSTEM_CLOCK, Clock
 
 ProfileSource = Callable[[str], ControlProfile]
 """Given an outstation's ``profile`` setting, the point map that names its points

@@ -13,12 +13,12 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable
 
-from gridwire.clock import Clock
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.master.session import Session
 from gridwire.master.session_protocol import ExchangeResult
 from gridwire.master.settings import OutstationSettings
+from gridwire.process.clock import Clock
 
 
 class OutstationQueries:

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridwire.capture import Endpoint, RotatingPcapWriter
-from gridwire.clock import Clock, wall_ms
 from gridwire.dnp3.app.fragments import Response, parse_response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN
@@ -55,6 +54,7 @@ from gridwire.master.store import EventLog, NameOf, ValueStore, keep, name_objec
 from gridwire.master.tasks import BY_NAME, TaskContext, TaskRunner
 from gridwire.master.trace import FrameLog
 from gridwire.master.wire import Wire
+from gridwire.process.clock import Clock, wall_ms
 
 log = logging.getLogger(__name__)
 

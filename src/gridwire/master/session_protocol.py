@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias
 
-from gridwire.clock import Clock
 from gridwire.dnp3.app.fragments import Response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.master.records import Exchange
+from gridwire.process.clock import Clock
 
 Body: TypeAlias = bytes | Callable[[], bytes]
 """A request's object headers and data, or a function that builds them. The session calls

@@ -12,7 +12,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from gridwire.binding import HOST_LENGTH
 from gridwire.dnp3.transport import DEFAULT_MAX_FRAGMENT, MAX_PAYLOAD
 from gridwire.master.limits import (
     LONGEST_RECONNECT,
@@ -22,7 +21,8 @@ from gridwire.master.limits import (
 )
 from gridwire.master.tasks.catalogue import TASK_NAMES, WRITING_TASKS
 from gridwire.master.tasks.settings import TaskSettings
-from gridwire.tls_files import PATH_LENGTH, ClientTls
+from gridwire.net.binding import HOST_LENGTH
+from gridwire.net.tls_files import PATH_LENGTH, ClientTls
 
 __all__ = [
     "HOST_LENGTH",
@@ -43,7 +43,7 @@ class TlsSettings(ClientTls):
     """TLS to the outstation: files on the machine the service runs on, and the name the
     outstation's certificate carries."""
 
-    # The files, their limits and their loader are every side's: gridwire.tls_files.
+    # The files, their limits and their loader are every side's: gridwire.net.tls_files.
 
 
 class OutstationSettings(BaseModel):

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from gridwire.clock import Clock, wall_ms
 from gridwire.dnp3 import requests
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN, REFUSALS
@@ -44,6 +43,7 @@ from gridwire.errors import BadParameter
 from gridwire.master import gate
 from gridwire.master.records import Exchange, TimeSyncResult
 from gridwire.master.session_protocol import ExchangeResult, SessionLike
+from gridwire.process.clock import Clock, wall_ms
 
 Procedure = Literal["lan", "non_lan"]
 PROCEDURES: Final = ("lan", "non_lan")

@@ -14,7 +14,6 @@ import asyncio
 import logging
 
 from gridwire.capture import CaptureError, Direction, RotatingPcapWriter, TcpFlow
-from gridwire.clock import Clock, wall_ms
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.link import Dropped, LinkFrame
 from gridwire.errors import ConnectionFailed
@@ -23,6 +22,7 @@ from gridwire.master.bus import EventBus
 from gridwire.master.connection import Connection
 from gridwire.master.deviations import Deviations
 from gridwire.master.trace import FrameLog
+from gridwire.process.clock import Clock, wall_ms
 
 log = logging.getLogger("gridwire.master.session")
 

@@ -30,15 +30,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Literal
 
-from gridwire.clock import SYSTEM_CLOCK, Clock, wall_ms
 from gridwire.errors import ConfigError
+from gridwire.net.tls_files import server_context
 from gridwire.outstation.config import OutstationConfig
 from gridwire.outstation.database import Database
 from gridwire.outstation.device import Device
 from gridwire.outstation.generic import GenericDevice
 from gridwire.outstation.session import OutstationSession
 from gridwire.outstation.tls import TlsSettings, allowed, peer_identity
-from gridwire.tls_files import server_context
+from gridwire.process.clock import SYSTEM_CLOCK, Clock, wall_ms
 
 log = logging.getLogger("gridwire.outstation")
 Accept = Literal["replace", "refuse"]

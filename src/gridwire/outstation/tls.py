@@ -1,5 +1,5 @@
 """TLS for the outstation's server: a client certificate from the CA is required, TLS 1.2 at
-least (:func:`gridwire.tls_files.server_context`, the files loaded as on every side), and an
+least (:func:`gridwire.net.tls_files.server_context`, the files loaded as on every side), and an
 optional allow-list of masters by certificate common name or SHA-256 fingerprint (checked
 once the handshake has verified the chain)."""
 
@@ -9,13 +9,13 @@ import hashlib
 import re
 import ssl
 
-from gridwire.tls_files import TlsFiles
+from gridwire.net.tls_files import TlsFiles
 
 _HEX = re.compile(r"[0-9a-f]{64}")
 
 
 class TlsSettings(TlsFiles):
-    """The outstation's TLS files (every side's: :mod:`gridwire.tls_files`) and ``allow``: the
+    """The outstation's TLS files (every side's: :mod:`gridwire.net.tls_files`) and ``allow``: the
     common names and/or SHA-256 fingerprints (hex, any case, with or without colons) of the
     client certificates let in; empty lets in any certificate the CA signed."""
 

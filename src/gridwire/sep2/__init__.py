@@ -17,7 +17,7 @@ As a library::
         client.time_reading()       # what GET /api/v1/time answers
 """
 
-from gridwire.clock import SYSTEM_CLOCK, Clock, SystemClock
+from gridwire.process.clock import SYSTEM_CLOCK, Clock, SystemClock
 from gridwire.sep2.api import ManagementApi, management_app
 from gridwire.sep2.client import Sep2Client
 from gridwire.sep2.config import Sep2Config, build_config, read_config_file

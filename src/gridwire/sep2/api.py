@@ -11,13 +11,13 @@ Further routes use :meth:`ManagementApi.require` as a dependency to get the serv
 With a ``token``, every route of the router (those added later by an embedding application
 too) answers only a request that carries it, as ``Authorization: Bearer TOKEN`` or the query
 parameter ``token`` (for clients that cannot set a header), compared in constant time by the
-guard the console uses too (:mod:`gridwire.http_token`); any
+guard the console uses too (:mod:`gridwire.net.http_token`); any
 other request gets HTTP 401 with ``WWW-Authenticate: Bearer`` and the JSON body
 ``{"detail": {"kind": "unauthorized", "message": WHY}}``. ``/docs`` and ``/openapi.json``
 describe the API and say nothing about the device, so they need no token.
 
 :func:`management_app` given the address it is bound to applies the console's rule on
-``Host`` and ``Origin`` (:mod:`gridwire.http_origin`): bound to loopback it answers only its
+``Host`` and ``Origin`` (:mod:`gridwire.net.http_origin`): bound to loopback it answers only its
 own names (a DNS-rebinding page is refused), and a page of another origin gets nothing under
 ``/api``; both are 403 with ``{"detail": {"kind": "forbidden", "message": WHY}}``.
 """
@@ -35,8 +35,8 @@ from fastapi.security import APIKeyQuery, HTTPAuthorizationCredentials, HTTPBear
 from pydantic import BaseModel, Field
 
 from gridwire.errors import GridwireError
-from gridwire.http_origin import SameOrigin, allowed_hosts
-from gridwire.http_token import WRONG, TokenGuard
+from gridwire.net.http_origin import SameOrigin, allowed_hosts
+from gridwire.net.http_token import WRONG, TokenGuard
 from gridwire.sep2.docs import install_docs
 from gridwire.sep2.errors import NotConnected
 from gridwire.sep2.reading import TimeReading, TimeUnavailable
@@ -143,7 +143,7 @@ def _not_connected(message: str, text: bool) -> Response:
 
 class TokenCheck:
     """A FastAPI dependency: the request carries ``token`` (header or query, the one guard of
-    :mod:`gridwire.http_token`), else HTTP 401. The two security parameters only describe the
+    :mod:`gridwire.net.http_token`), else HTTP 401. The two security parameters only describe the
     ways to give it in the OpenAPI document."""
 
     def __init__(self, token: str) -> None:
@@ -270,7 +270,7 @@ def management_app(
     """A standalone app: the routes at ``/api/v1`` (requiring ``token`` when one is given),
     ``/openapi.json``, and ``/docs`` served from packaged Swagger UI assets (no CDN).
     ``bound``, the address it listens on, gives the console's rule on Host and Origin
-    (:mod:`gridwire.http_origin`): on loopback only its own names, and no page of another
+    (:mod:`gridwire.net.http_origin`): on loopback only its own names, and no page of another
     origin under ``/api``; None checks neither."""
     app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url="/openapi.json")
     app.include_router(ManagementApi(provider, token=token).router)

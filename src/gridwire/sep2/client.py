@@ -15,8 +15,8 @@ from types import TracebackType
 
 import httpx
 
-from gridwire.clock import SYSTEM_CLOCK, Clock
 from gridwire.errors import ConfigError
+from gridwire.process.clock import SYSTEM_CLOCK, Clock
 from gridwire.sep2.config import Sep2Config
 from gridwire.sep2.identity import DeviceIdentity, load_identity
 from gridwire.sep2.links import prefixed

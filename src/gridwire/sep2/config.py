@@ -16,10 +16,10 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from gridwire.binding import parse_bind
 from gridwire.errors import ConfigError
+from gridwire.net.binding import parse_bind
+from gridwire.net.tls_files import ClientTls
 from gridwire.sep2.limits import MAX_PAGE_SIZE
-from gridwire.tls_files import ClientTls
 
 API_PORT = 8830
 """The management API's port when ``api.bind`` names none."""
@@ -90,7 +90,7 @@ class ServerConfig(_Settings):
 
 class TlsConfig(ClientTls):
     """The files (``ca``: the head-end's CA, ``certificate`` and ``key``: this device's) and
-    ``server_name`` as every side's TLS (:mod:`gridwire.tls_files`), and what only the
+    ``server_name`` as every side's TLS (:mod:`gridwire.net.tls_files`), and what only the
     2030.5 client sets: the suites it offers, the oldest version, whether the name is checked."""
 
     ciphers: list[str] = Field(
@@ -118,7 +118,7 @@ class ApiConfig(_Settings):
     )
 
     def address(self) -> tuple[str, int] | None:
-        """The host and port ``bind`` names (:mod:`gridwire.binding`'s rule), None unset."""
+        """The host and port ``bind`` names (:mod:`gridwire.net.binding`'s rule), None unset."""
         return None if self.bind is None else parse_bind(self.bind, API_PORT, "api.bind")
 
 

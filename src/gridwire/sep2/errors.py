@@ -4,7 +4,7 @@ so the command line can print it as it stands."""
 from __future__ import annotations
 
 from gridwire.errors import GridwireError
-from gridwire.tls_files import TlsFileError
+from gridwire.net.tls_files import TlsFileError
 
 
 class Sep2Error(GridwireError):
@@ -19,7 +19,7 @@ class ResourceError(Sep2Error):
 class CertificateError(Sep2Error, TlsFileError):
     """TLS material that cannot be used: a missing or unreadable file, something that is not a
     certificate or key, a key that does not match its certificate (the words of every side:
-    :class:`gridwire.tls_files.TlsFileError`), an unusable cipher list."""
+    :class:`gridwire.net.tls_files.TlsFileError`), an unusable cipher list."""
 
 
 class HeadEndError(Sep2Error):

@@ -1,7 +1,7 @@
 """The 2030.5 client's limits, in one place: how large an answer of the head-end is read, how
 many pages of a list are followed, and how many entries a page asks for. The modules that
 apply them import them from here; README is held to them by tests/test_limits_prose.py.
-(The management API's connections are held under :class:`gridwire.connection_limits.Limits`.)
+(The management API's connections are held under :class:`gridwire.net.connection_limits.Limits`.)
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ import contextlib
 import logging
 from dataclasses import dataclass
 
-from gridwire.clock import SYSTEM_CLOCK, Clock
+from gridwire.process.clock import SYSTEM_CLOCK, Clock
 from gridwire.sep2.config import DEFAULT_DCAP_PATH
 from gridwire.sep2.discovery import (
     Getter,

@@ -26,7 +26,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from gridwire.clock import SYSTEM_CLOCK, Clock
+from gridwire.process.clock import SYSTEM_CLOCK, Clock
 from gridwire.sep2.resources import DEFAULT_POLL_RATE, Time
 from gridwire.sep2.status import FsaStatus, ScopeStatus, TimebaseStatus
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import ssl
 
-from gridwire import tls_files
+from gridwire.net import tls_files
+from gridwire.net.tls_files import TlsFileError
 from gridwire.sep2.config import BASELINE_CIPHER, TlsConfig
 from gridwire.sep2.errors import CertificateError
-from gridwire.tls_files import TlsFileError
 
 
 def cipher_string(tls: TlsConfig) -> str:
@@ -21,7 +21,7 @@ def cipher_string(tls: TlsConfig) -> str:
 def client_context(tls: TlsConfig | None) -> ssl.SSLContext:
     """An ``SSLContext`` for talking to the head-end, or a :class:`CertificateError` naming
     the setting and file at fault (the files are loaded as on every side:
-    :func:`gridwire.tls_files.load_files`)."""
+    :func:`gridwire.net.tls_files.load_files`)."""
     if tls is None:
         raise CertificateError("tls.ca is not set")
     minimum = ssl.TLSVersion.TLSv1_3 if tls.minimum_version == "1.3" else ssl.TLSVersion.TLSv1_2

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from gridwire.clock import SYSTEM_CLOCK, Clock
+from gridwire.process.clock import SYSTEM_CLOCK, Clock
 from gridwire.sep2.errors import (
     HandshakeRefused,
     HeadEndError,

@@ -6,21 +6,21 @@ over HTTP (``gridwire console``: routes, server-sent events, OpenAPI) and over a
     app = build_app(service, token)                # FastAPI application
     line = LineServer(service, "127.0.0.1", 8816)  # await line.start()
 
-A new operation is a new :class:`Operation` in a table (see :mod:`gridwire.service.table`).
+A new operation is a new :class:`Operation` in a table (see :mod:`gridwire.operations.table`).
 """
 
+from gridwire.operations.context import Context
+from gridwire.operations.declaration import Operation, OperationTable, OutstationParams, Params
+from gridwire.operations.dispatch import Answer, Dispatcher
+from gridwire.operations.limits import MESSAGE_LIMIT
+from gridwire.operations.openapi import openapi_document
+from gridwire.operations.table import default_table
 from gridwire.service.config import ServiceConfig, load_config
-from gridwire.service.context import Context
-from gridwire.service.core import Service
-from gridwire.service.dispatch import Answer, Dispatcher
-from gridwire.service.http_app import STATUS_BY_KIND, build_app
-from gridwire.service.http_server import HttpServer
-from gridwire.service.limits import MESSAGE_LIMIT
-from gridwire.service.line import LineServer
-from gridwire.service.openapi import openapi_document
-from gridwire.service.operation import Operation, OperationTable, OutstationParams, Params
 from gridwire.service.runner import run_console, run_line
-from gridwire.service.table import default_table
+from gridwire.transports.http_app import STATUS_BY_KIND, build_app
+from gridwire.transports.http_server import HttpServer
+from gridwire.transports.line import LineServer
+from gridwire.transports.service import Service
 
 __all__ = [
     "MESSAGE_LIMIT",

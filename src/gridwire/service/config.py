@@ -15,7 +15,7 @@ them (JSON; ``gridwire config`` prints a complete one) and as flags override the
 
 Each outstation is the ``add`` operation's parameters (the master's OutstationSettings).
 ``console.bind`` and ``serve.bind`` are read by the rule of every bind
-(:mod:`gridwire.binding`).
+(:mod:`gridwire.net.binding`).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from gridwire.binding import parse_bind
 from gridwire.errors import ConfigError
 from gridwire.master.settings import OutstationSettings
+from gridwire.net.binding import parse_bind
 
 CONSOLE_PORT = 8815
 SERVE_PORT = 8816
@@ -50,7 +50,7 @@ class ConsoleSettings(_Section):
     new_token: bool = True
 
     def address(self) -> tuple[str, int]:
-        """The host and port ``bind`` names (:mod:`gridwire.binding`'s rule)."""
+        """The host and port ``bind`` names (:mod:`gridwire.net.binding`'s rule)."""
         return parse_bind(self.bind, CONSOLE_PORT, "console.bind")
 
 
@@ -60,7 +60,7 @@ class LineSettings(_Section):
     bind: str = SERVE_BIND
 
     def address(self) -> tuple[str, int]:
-        """The host and port ``bind`` names (:mod:`gridwire.binding`'s rule)."""
+        """The host and port ``bind`` names (:mod:`gridwire.net.binding`'s rule)."""
         return parse_bind(self.bind, SERVE_PORT, "serve.bind")
 
 

@@ -2,7 +2,7 @@
 HTTP service (``console``) or the line service (``serve``) until ``stop`` or a signal.
 
 Stopping ends every evaluation under way before anything closes (D125,
-:mod:`gridwire.service.evaluation_ends`): the check under way ends and puts back what it
+:mod:`gridwire.operations.evaluation_ends`): the check under way ends and puts back what it
 changed, its caller gets the report, and only then do the servers and the master close.
 SIGTERM, SIGINT and SIGHUP (unless ignored, as under nohup) stop; a second signal while evaluations end
 stops the check under way at once (its restores still run, bounded); a third leaves at once,
@@ -23,18 +23,18 @@ import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 
-from gridwire.binding import is_loopback
 from gridwire.der.profiles import ProfileLoader
 from gridwire.errors import ConfigError, OperationError
 from gridwire.master import Master, OutstationSettings
-from gridwire.runtime import settle_heap
+from gridwire.net.binding import is_loopback
+from gridwire.net.sockets import listening_socket
+from gridwire.operations.declaration import OperationTable
+from gridwire.operations.evaluation_ends import end_evaluations
+from gridwire.process.runtime import settle_heap
 from gridwire.service.config import ConsoleSettings, ServiceConfig
-from gridwire.service.core import Service
-from gridwire.service.evaluation_ends import end_evaluations
-from gridwire.service.http_server import HttpServer
-from gridwire.service.line import LineServer
-from gridwire.service.operation import OperationTable
-from gridwire.sockets import listening_socket
+from gridwire.transports.http_server import HttpServer
+from gridwire.transports.line import LineServer
+from gridwire.transports.service import Service
 
 log = logging.getLogger("gridwire.service")
 

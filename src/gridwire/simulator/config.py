@@ -19,7 +19,7 @@ and, with ``der``, rules the simulated DER breaks (:mod:`gridwire.simulator.misb
 ``inputs_online_when_disabled``, ``start_without_permission``, ``accept_locked_curve_edits``).
 
 Relative file names in the file are taken relative to the file's folder. ``bind`` (and
-``--bind``) are read by the rule of every bind (:mod:`gridwire.binding`), the port 20000
+``--bind``) are read by the rule of every bind (:mod:`gridwire.net.binding`), the port 20000
 when none is given.
 """
 
@@ -33,8 +33,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gridwire.binding import parse_bind
 from gridwire.errors import ConfigError
+from gridwire.net.binding import parse_bind
 from gridwire.outstation.config import RANGE_GAPS, OutstationConfig, RangeGaps
 from gridwire.outstation.database_file import Variations, parse_variations
 from gridwire.outstation.json_values import flag, mapping, number, only, read_json, text, whole

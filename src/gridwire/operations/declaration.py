@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from gridwire.master.settings import NAME_LENGTH
 
 if TYPE_CHECKING:
-    from gridwire.service.context import Context
+    from gridwire.operations.context import Context
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$")
 

@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from gridwire.master.bus import Subscriber
-from gridwire.service.encoding import EventEncoder, dumps
-from gridwire.service.limits import BATCH_BYTES, STREAM_IDLE
+from gridwire.operations.encoding import EventEncoder, dumps
+from gridwire.operations.limits import BATCH_BYTES, STREAM_IDLE
 
 log = logging.getLogger("gridwire.service")
 

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from gridwire import __version__
-from gridwire.service.operation import Operation, OperationTable
+from gridwire.operations.declaration import Operation, OperationTable
 
 JSON = "application/json"
 REF = "#/components/schemas/{model}"

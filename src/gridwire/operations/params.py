@@ -22,7 +22,7 @@ from gridwire.master.association import REQUEST_HEADER
 from gridwire.master.conditions import PointType, WaitParameters
 from gridwire.master.deviations import DEVIATIONS
 from gridwire.master.limits import LONGEST_WAIT, MAX_REQUEST_FRAGMENT, MIN_SCAN_INTERVAL, READ_ITEMS
-from gridwire.service.operation import OutstationParams, Params
+from gridwire.operations.declaration import OutstationParams, Params
 
 ScanKind = Literal["integrity", "events", "class0", "class1", "class2", "class3", "outputs"]
 EventClass = Literal[1, 2, 3]

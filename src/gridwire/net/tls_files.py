@@ -39,8 +39,8 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from gridwire.binding import HOST_LENGTH
 from gridwire.errors import ConfigError
+from gridwire.net.binding import HOST_LENGTH
 
 PATH_LENGTH: Final = 4096
 """The longest file name a setting takes (PATH_MAX on Linux)."""

@@ -27,10 +27,10 @@ from pydantic import BaseModel, ValidationError
 
 from gridwire.errors import GridwireError, InternalError, OperationError, RequestError
 from gridwire.master import command_log, gate
-from gridwire.service.context import Context
-from gridwire.service.encoding import dumps, encode
-from gridwire.service.limits import ID_LENGTH
-from gridwire.service.operation import Operation, OperationTable
+from gridwire.operations.context import Context
+from gridwire.operations.declaration import Operation, OperationTable
+from gridwire.operations.encoding import dumps, encode
+from gridwire.operations.limits import ID_LENGTH
 
 log = logging.getLogger("gridwire.service")
 

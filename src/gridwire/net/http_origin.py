@@ -25,7 +25,7 @@ from collections.abc import Callable
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gridwire.binding import is_loopback
+from gridwire.net.binding import is_loopback
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from gridwire.der.pointmap import PointMap
 from gridwire.derops.profile import point_map_of
 from gridwire.master import Master
-from gridwire.service.results import StopResult
+from gridwire.operations.results import StopResult
 
 
 @dataclass

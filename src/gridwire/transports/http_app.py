@@ -9,7 +9,7 @@ generated from the operation table.
 Every answer under ``/api`` is an envelope. HTTP status codes (decision in docs/DESIGN.md):
 200 ok; 400 kind request; 403 not_allowed; 503 connection; 500 internal (a bug: D132); and,
 where no operation ran, 401
-missing or wrong token, 403 a foreign Host or Origin (:mod:`gridwire.http_origin`), 404 no such
+missing or wrong token, 403 a foreign Host or Origin (:mod:`gridwire.net.http_origin`), 404 no such
 operation, 405 not POST, 408 a body that did not arrive in time, 413 body over 4 MiB
 (answered from Content-Length, or as soon as a streamed body passes the limit, before it
 is read whole; for der.document and der.compare the answer says a larger Device Profile
@@ -35,19 +35,19 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
-from gridwire.caller import on_behalf, peer_name
-from gridwire.connection_limits import Limits
 from gridwire.console import console_routes
 from gridwire.errors import RequestError
-from gridwire.http_origin import SameOrigin, allowed_hosts, protected
-from gridwire.http_serving import ABORT, ON_LOST
-from gridwire.http_token import TokenRequired, Verdict
-from gridwire.service.core import Service
-from gridwire.service.dispatch import Answer, error_answer, error_body
-from gridwire.service.events import accepted, pump, sse_frame
-from gridwire.service.limits import DOCUMENT_OPERATIONS, MESSAGE_LIMIT, TOO_LARGE_FOR_A_MESSAGE
-from gridwire.service.message import TooManyItems, check_items
-from gridwire.service.openapi import openapi_document
+from gridwire.net.connection_limits import Limits
+from gridwire.net.http_origin import SameOrigin, allowed_hosts, protected
+from gridwire.net.http_serving import ABORT, ON_LOST
+from gridwire.net.http_token import TokenRequired, Verdict
+from gridwire.operations.dispatch import Answer, error_answer, error_body
+from gridwire.operations.limits import DOCUMENT_OPERATIONS, MESSAGE_LIMIT, TOO_LARGE_FOR_A_MESSAGE
+from gridwire.operations.message import TooManyItems, check_items
+from gridwire.operations.openapi import openapi_document
+from gridwire.process.caller import on_behalf, peer_name
+from gridwire.transports.events import accepted, pump, sse_frame
+from gridwire.transports.service import Service
 
 log = logging.getLogger("gridwire.service")
 
@@ -154,7 +154,7 @@ def _api_endpoint(
 
 async def _carry_out(request: Request, work: Awaitable[Answer]) -> Response:
     """The answer to ``work``, awaited in this task; it is cancelled if the server says the
-    client left first (:data:`gridwire.http_serving.ON_LOST`: no task watches for it)."""
+    client left first (:data:`gridwire.net.http_serving.ON_LOST`: no task watches for it)."""
     task = asyncio.current_task()
     on_lost = request.scope.get("extensions", {}).get(ON_LOST)
     left = False

@@ -6,7 +6,7 @@ document is the one sent as ``document``; else the outstation's own (``device_pr
 to ``add`` or in its ``--config`` entry); else the service's ``--device-profile``
 (:mod:`gridwire.derops.documents`). A document sent travels in a message and is bounded by
 the message cap (4 MiB); one up to the document limit (8 MiB) is given as a file: the
-descriptions say so from :mod:`gridwire.service.limits`.
+descriptions say so from :mod:`gridwire.operations.limits`.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from gridwire.devprofile.limits import (
     mebibytes,
 )
 from gridwire.master.settings import NAME_LENGTH
-from gridwire.service.context import Context
-from gridwire.service.limits import DOCUMENT_SIZES, MESSAGE_LIMIT
-from gridwire.service.operation import Operation, OutstationParams, Params, declare
+from gridwire.operations.context import Context
+from gridwire.operations.declaration import Operation, OutstationParams, Params, declare
+from gridwire.operations.limits import DOCUMENT_SIZES, MESSAGE_LIMIT
 
 _DOCUMENT = Field(
     default=None,

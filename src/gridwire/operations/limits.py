@@ -2,7 +2,7 @@
 streams' idleness and batches, and how a Device Profile document larger than a message can
 be given. The operations' descriptions, the OpenAPI text and README are written from (or held
 to, by tests/test_limits_prose.py) these constants. The connections' timeouts and counts are
-:class:`gridwire.connection_limits.Limits`; the master's limits :mod:`gridwire.master.limits`;
+:class:`gridwire.net.connection_limits.Limits`; the master's limits :mod:`gridwire.master.limits`;
 the document's own :mod:`gridwire.devprofile.limits`.
 """
 

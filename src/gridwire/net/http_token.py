@@ -7,7 +7,7 @@ header, such as a browser's event stream) equals it. Every candidate is compared
 constant time, so the time taken says nothing of where a wrong one differs. The verdict is
 :data:`MISSING` when the request carries no candidate, :data:`WRONG` when none matched, None
 when one did. Each service answers a verdict in its own published form (401 with
-``WWW-Authenticate: Bearer``): the console with its envelope (:mod:`gridwire.service.http_app`),
+``WWW-Authenticate: Bearer``): the console with its envelope (:mod:`gridwire.transports.http_app`),
 the 2030.5 API with ``{"detail": {"kind": "unauthorized", ...}}`` (:mod:`gridwire.sep2.api`).
 """
 

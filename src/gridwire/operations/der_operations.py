@@ -17,16 +17,16 @@ from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from gridwire.derops.curve import CurveResult, curve_block_of, selector_control
+from gridwire.derops.der_master import Der
 from gridwire.derops.enable import EnableResult
-from gridwire.derops.facade import Der
 from gridwire.derops.functions import FunctionsResult
 from gridwire.derops.profile import function_named, point_map_of
 from gridwire.derops.read import DerReadResult, read_targets
 from gridwire.derops.write import DerWriteResult, plan_write
 from gridwire.derops.write_curve import WriteCurveResult, plan_curve
-from gridwire.service.context import Context
-from gridwire.service.limits import NAME_LIMIT, POINTS_LIMIT
-from gridwire.service.operation import Operation, OutstationParams, declare
+from gridwire.operations.context import Context
+from gridwire.operations.declaration import Operation, OutstationParams, declare
+from gridwire.operations.limits import NAME_LIMIT, POINTS_LIMIT
 
 Mode = Literal["direct", "select", "direct_no_ack"]
 Number = int | float

@@ -1,5 +1,5 @@
 """An HTTP service on a listening socket: uvicorn (h11) with the connection limits of
-:mod:`gridwire.connection_limits`, for the console and the 2030.5 management API alike.
+:mod:`gridwire.net.connection_limits`, for the console and the 2030.5 management API alike.
 
 uvicorn bounds what it can: an idle keep-alive connection (``timeout_keep_alive``) and the
 size of a request's headers (h11's 16 KiB). It has no limit on how long headers may take
@@ -16,7 +16,7 @@ which never ends while the client reads nothing. Its protocol is therefore subcl
   answered 408, or closed when its answer has begun, however slowly it drips octets; one
   whose client has taken none of the octets waiting to be sent for ``send_timeout`` is
   aborted, whether it is answering or closing;
-- a close that lingers (:mod:`gridwire.lingering`): FIN once everything is sent, then what
+- a close that lingers (:mod:`gridwire.net.lingering`): FIN once everything is sent, then what
   the client still sends is read and dropped for a moment, so that unread pipelined
   requests never turn the close into a reset that destroys the answers before it;
 - the ASGI scope extensions ``gridwire.abort``, a callable the application calls to cut its
@@ -44,7 +44,7 @@ import orjson
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from gridwire.connection_limits import (
+from gridwire.net.connection_limits import (
     BACKLOG,
     Limits,
     Throttled,
@@ -52,7 +52,7 @@ from gridwire.connection_limits import (
     guard_accept,
     throttle_logger,
 )
-from gridwire.lingering import LingeringTransport
+from gridwire.net.lingering import LingeringTransport
 
 log = logging.getLogger("gridwire.http")
 
@@ -115,7 +115,7 @@ class _GuardedH11(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self.lost_callback: Callable[[], None] | None = None
         # Closed after a refusal with pipelined requests unread, a plain close would reset
-        # the connection and destroy the answers sent before it (gridwire.lingering).
+        # the connection and destroy the answers sent before it (gridwire.net.lingering).
         super().connection_made(LingeringTransport(transport))
         self.waiting_since = self.loop.time()
         self.body_since = self.waiting_since

@@ -8,7 +8,7 @@ Every control a writing check sends is one command record naming the check
 (:mod:`gridwire.master.command_log`). A second ``evaluate`` against an outstation while one runs is a
 request error (Errors, rule 6), and so is one while the service stops.
 
-How a run ends through the service (D125, :mod:`gridwire.service.evaluation_ends`):
+How a run ends through the service (D125, :mod:`gridwire.operations.evaluation_ends`):
 ``cancel_evaluation`` answers once the run ended, the check under way having put back what
 it changed. A caller of ``evaluate`` that is cancelled (an HTTP client that left, or the
 server cutting its request short) cancels the run the same way and waits for its end; the
@@ -35,9 +35,9 @@ from gridwire.evaluate.journal import default_state_dir, restore_journal
 from gridwire.evaluate.output import REPORT_FORMATS, evidence_in_trace, render_report
 from gridwire.evaluate.records import CancelResult, ChecksResult, EvaluationStatus, Report
 from gridwire.evaluate.runner import SETTLE_DEFAULT, Options
-from gridwire.service.context import Context
-from gridwire.service.evaluation_ends import end_evaluation
-from gridwire.service.operation import Operation, OutstationParams, Params, declare
+from gridwire.operations.context import Context
+from gridwire.operations.declaration import Operation, OutstationParams, Params, declare
+from gridwire.operations.evaluation_ends import end_evaluation
 
 log = logging.getLogger("gridwire.service")
 

@@ -7,13 +7,13 @@ import asyncio
 from pathlib import Path
 
 from gridwire.master import Master
-from gridwire.service.context import Context
-from gridwire.service.dispatch import Dispatcher
-from gridwire.service.encoding import EventEncoder
-from gridwire.service.limits import KEEPALIVE, STREAM_IDLE
-from gridwire.service.limits import MESSAGE_LIMIT as MESSAGE_LIMIT  # its name here of old
-from gridwire.service.operation import OperationTable
-from gridwire.service.table import default_table
+from gridwire.operations.context import Context
+from gridwire.operations.declaration import OperationTable
+from gridwire.operations.dispatch import Dispatcher
+from gridwire.operations.encoding import EventEncoder
+from gridwire.operations.limits import KEEPALIVE, STREAM_IDLE
+from gridwire.operations.limits import MESSAGE_LIMIT as MESSAGE_LIMIT  # its name here of old
+from gridwire.operations.table import default_table
 
 
 class Service:

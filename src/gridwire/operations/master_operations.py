@@ -1,7 +1,7 @@
 """The operations of the master (issue 4): one declaration each, calling the master.
 
 The ``der.*`` family, ``checks`` and ``evaluate`` come as further declarations in their own
-module and join the table in :func:`gridwire.service.table.default_table`.
+module and join the table in :func:`gridwire.operations.table.default_table`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from gridwire.master.records import (
     WaitResult,
 )
 from gridwire.master.settings import WRITING_TASKS, OutstationSettings, TaskSettings
-from gridwire.service.operation import Operation, OutstationParams, declare
-from gridwire.service.params import (
+from gridwire.operations.declaration import Operation, OutstationParams, declare
+from gridwire.operations.params import (
     AfterParams,
     BroadcastParams,
     ClearParams,
@@ -43,7 +43,7 @@ from gridwire.service.params import (
     UnsolicitedParams,
     WaitForParams,
 )
-from gridwire.service.results import (
+from gridwire.operations.results import (
     ClearResult,
     DeviationsResult,
     EventsResult,

@@ -1,17 +1,17 @@
 """The HTTP service on a listening socket, run by uvicorn in the current event loop under the
-connection limits (:class:`gridwire.connection_limits.Limits`)."""
+connection limits (:class:`gridwire.net.connection_limits.Limits`)."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
 
-from gridwire.connection_limits import Limits
 from gridwire.errors import ConfigError
-from gridwire.http_serving import GuardedServer
-from gridwire.service.core import Service
-from gridwire.service.dispatch import error_body
-from gridwire.service.http_app import build_app
+from gridwire.net.connection_limits import Limits
+from gridwire.net.http_serving import GuardedServer
+from gridwire.operations.dispatch import error_body
+from gridwire.transports.http_app import build_app
+from gridwire.transports.service import Service
 
 STOP_GRACE = 5
 """Seconds answers under way get to finish once the service stops."""

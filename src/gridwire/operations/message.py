@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Final
 
 from gridwire.errors import RequestError
-from gridwire.service.limits import MESSAGE_ITEMS
+from gridwire.operations.limits import MESSAGE_ITEMS
 
 
 class TooManyItems(RequestError):

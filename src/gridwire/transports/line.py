@@ -8,7 +8,7 @@ master's updates, one ``{"event", "data"}`` line each, between the answers. A li
 than 4 MiB is answered with a request error and the connection closed. ``stop`` ends the
 service once its answer is written. Blank lines are ignored.
 
-Connections are held under :class:`~gridwire.connection_limits.Limits`: one with nothing
+Connections are held under :class:`~gridwire.net.connection_limits.Limits`: one with nothing
 under way, no subscription and no whole line for ``line_idle`` seconds is told so and
 closed; one over ``max_connections`` is refused with an error line; one whose client takes
 none of an answer for ``send_timeout`` seconds (or of its events for the stream idleness,
@@ -24,16 +24,16 @@ import logging
 
 import orjson
 
-from gridwire.binding import is_loopback
-from gridwire.caller import on_behalf, peer_name
-from gridwire.connection_limits import BACKLOG, Limits, Throttled, cut, guard_accept
 from gridwire.errors import ConfigError, RequestError
-from gridwire.service.core import Service
-from gridwire.service.dispatch import Answer, error_answer, unusable_id
-from gridwire.service.encoding import dumps
-from gridwire.service.events import accepted, line_frame, pump
-from gridwire.service.limits import MESSAGE_LIMIT
-from gridwire.service.message import TooManyItems, check_items
+from gridwire.net.binding import is_loopback
+from gridwire.net.connection_limits import BACKLOG, Limits, Throttled, cut, guard_accept
+from gridwire.operations.dispatch import Answer, error_answer, unusable_id
+from gridwire.operations.encoding import dumps
+from gridwire.operations.limits import MESSAGE_LIMIT
+from gridwire.operations.message import TooManyItems, check_items
+from gridwire.process.caller import on_behalf, peer_name
+from gridwire.transports.events import accepted, line_frame, pump
+from gridwire.transports.service import Service
 
 log = logging.getLogger("gridwire.service")
 

@@ -6,11 +6,11 @@ list of declarations in its own module; this is the one place the families are p
 
 from __future__ import annotations
 
-from gridwire.service.der_documents import DER_DOCUMENT_OPERATIONS
-from gridwire.service.der_operations import DER_OPERATIONS
-from gridwire.service.evaluate_operations import EVALUATE_OPERATIONS
-from gridwire.service.operation import OperationTable
-from gridwire.service.operations import MASTER_OPERATIONS
+from gridwire.operations.declaration import OperationTable
+from gridwire.operations.der_documents import DER_DOCUMENT_OPERATIONS
+from gridwire.operations.der_operations import DER_OPERATIONS
+from gridwire.operations.evaluate_operations import EVALUATE_OPERATIONS
+from gridwire.operations.master_operations import MASTER_OPERATIONS
 
 
 def default_table() -> OperationTable:
