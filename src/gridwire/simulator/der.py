@@ -22,14 +22,11 @@ Control rules (each pinned by a test in tests/simulator):
 - The points of a function it does not support are not served
   (:mod:`gridwire.simulator.served`).
 - Start, stop and their permissions: :mod:`gridwire.simulator.run_state`.
-- The curve block: see :class:`~gridwire.simulator.curves.CurveStatuses` for the statuses of its three refusals: a
-  selector (or a function's curve setting) naming a curve that does not exist; an edit of
-  the selected curve while an enabled function references it; a function's curve setting
-  naming a curve of a type the function does not take (also checked when the function is
-  enabled). A curve setting may name no curve (0). The referenced indicator (BI107) says
-  whether any function's curve setting names the selected curve.
-- ``misbehave`` names its deviations, rules broken on purpose
-  (:mod:`gridwire.simulator.misbehaviour`).
+- The curve block refuses a curve that does not exist, an edit of a curve an enabled
+  function references, and a curve of a type the function does not take (statuses in
+  :class:`~gridwire.simulator.curves.CurveStatuses`); a curve setting may name no curve (0);
+  BI107 says whether any function's curve setting names the selected curve.
+- ``misbehave`` names its deviations (:mod:`gridwire.simulator.misbehaviour`).
 """
 
 from __future__ import annotations
