@@ -1,4 +1,4 @@
-"""The layers point down only, and no module imports itself through others.
+"""The layers point down only, no module imports itself through others, no file is long.
 
 Each package of ``src/gridwire`` has a place in :data:`LAYERS`; a module may import from its
 own package and from the packages before its own, never from one after it (a lower layer
@@ -116,3 +116,14 @@ def test_no_module_imports_itself_through_others() -> None:
         if module not in state:
             visit(module, [module])
     assert [c for c in cycles if c] == []
+
+
+def test_no_source_file_is_over_500_lines() -> None:
+    longest = 500
+    over = {
+        str(p.relative_to(SRC)): n
+        for p in (SRC / "gridwire").rglob("*")
+        if p.suffix in {".py", ".js", ".css", ".j2"}
+        and (n := len(p.read_text().splitlines())) > longest
+    }
+    assert over == {}

@@ -55,14 +55,8 @@ from gridwire.simulator.misbehaviour import (
 )
 from gridwire.simulator.run_state import RunState
 from gridwire.simulator.served import unserved_points
+from gridwire.simulator.stored import TYPE_OF_KIND, initial_value
 
-_TYPE_OF_KIND: dict[Kind, PointType] = {
-    Kind.BI: "bi",
-    Kind.BO: "bo",
-    Kind.AI: "ai",
-    Kind.AO: "ao",
-    Kind.CTR: "counter",
-}
 _COUNTERS = (
     ("delivered_wh", 0),
     ("received_wh", 1),
@@ -124,8 +118,8 @@ class SimulatedDer:
         for point in self.map.points:
             if not self.serves(point):
                 continue
-            type = _TYPE_OF_KIND[point.kind]
-            value = window.get((point.kind, point.index), _initial(point))
+            type = TYPE_OF_KIND[point.kind]
+            value = window.get((point.kind, point.index), initial_value(point))
             output = point.kind.is_output
             event_class = 0 if output else (point.event_class or 0)
             deadband = P.DEADBANDS.get(point.index, 0) if point.kind is Kind.AI else 0
@@ -326,16 +320,16 @@ class SimulatedDer:
 
     # -- outputs and their mirrors -------------------------------------------------------
     def _set_output(self, point: Point, value: Value, now: float) -> None:
-        type = _TYPE_OF_KIND[point.kind]
+        type = TYPE_OF_KIND[point.kind]
         self.database.update(type, point.index, value, now=now)
         mirror = self.map.mirror(point)
-        if mirror is not None and self.database.point(_TYPE_OF_KIND[mirror.kind], mirror.index):
-            self.database.update(_TYPE_OF_KIND[mirror.kind], mirror.index, value, now=now)
+        if mirror is not None and self.database.point(TYPE_OF_KIND[mirror.kind], mirror.index):
+            self.database.update(TYPE_OF_KIND[mirror.kind], mirror.index, value, now=now)
 
     def _function_inputs(self, function: DerFunction) -> list[tuple[PointType, int]]:
         keep = {function.supports, function.enabled}
         return [
-            (_TYPE_OF_KIND[p.kind], p.index)
+            (TYPE_OF_KIND[p.kind], p.index)
             for p in self.map.function_points(function)
             if p.kind.is_input and not (p.kind is Kind.BI and p.index in keep) and self.serves(p)
         ]
@@ -368,7 +362,7 @@ class SimulatedDer:
 
     def _engineering(self, kind: Kind, index: int, default: float) -> float:
         point = self.map.get(kind, index)
-        stored = self.database.point(_TYPE_OF_KIND[kind], index)
+        stored = self.database.point(TYPE_OF_KIND[kind], index)
         if point is None or stored is None:
             return default
         return point.to_engineering(float(stored.value))
@@ -492,14 +486,3 @@ class SimulatedDer:
             self._carry[index] = carry - whole
             if stored is not None and whole:
                 self.database.update("counter", index, int(stored.value) + whole, now=now)
-
-
-def _initial(point: Point) -> Value | None:
-    value = point.value
-    if value is None:
-        return None
-    if point.kind.is_binary:
-        return bool(value)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
