@@ -1,4 +1,4 @@
-"""How ``gridwire evaluate`` ends: its signals and its exit status (issue 15; DESIGN D119).
+"""How ``gridwire evaluate`` ends: its signals and its exit status (DESIGN D119).
 
 Signals, counted together while the run lasts:
 

@@ -2,7 +2,7 @@
 report, and cancelling (the ``evaluate``, ``evaluation`` and ``cancel_evaluation``
 operations).
 
-Ending runs (issue 15; DESIGN D118), each leaving what the checks changed put back:
+Ending runs (DESIGN D118), each leaving what the checks changed put back:
 
 - :meth:`Evaluations.cancel` (``cancel_evaluation``): no check starts after the one under
   way, which ends as it would; the rest are ``not_run``, ``interrupted``.

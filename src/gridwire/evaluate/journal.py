@@ -1,5 +1,5 @@
 """The restore journal: what an evaluation changed on an outstation, as found, kept on disk
-until it is put back (issue 15; DESIGN D117).
+until it is put back (DESIGN D117).
 
 While a run lasts, :meth:`Journal.before` is the master's command hook for the outstation
 (:data:`gridwire.master.session.CommandHook`): before a control request leaves, each point it

@@ -1,4 +1,4 @@
-"""What several checks share (issue 11, "Shared primitives"), each pinned by its own tests.
+"""What several checks share (D97-D101), each pinned by its own tests.
 
 - :func:`accepted` and :func:`refused` judge a control's Operate result; :func:`answered` an
   exchange. No answer to any request fails the check, naming what was asked.

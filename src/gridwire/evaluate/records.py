@@ -2,8 +2,8 @@
 and the progress of a run.
 
 Slotted dataclasses, as the master's records are (orjson writes them as they are, pydantic
-derives their JSON Schema for OpenAPI). Field names are those of issue 11, which fills in
-what the spec leaves "not shown".
+derives their JSON Schema for OpenAPI). Field names are gridwire's where the operations API leaves
+the report's shape open (D97-D101).
 """
 
 from __future__ import annotations

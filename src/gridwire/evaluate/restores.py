@@ -1,4 +1,4 @@
-"""Putting back what a check changed, however it ended (issue 15; DESIGN D117, D118).
+"""Putting back what a check changed, however it ended (DESIGN D117, D118).
 
 When a check's steps end (passed, failed, raised, or aborted), :func:`put_back` runs inside
 its hold:

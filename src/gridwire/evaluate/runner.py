@@ -80,7 +80,7 @@ TOOL: Final = "gridwire"
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """The parameters of ``evaluate`` (the spec's table)."""
+    """The parameters of ``evaluate``: checks, allow_deviations, settle, curves, restore_wait."""
 
     checks: list[str] | None = None
     allow_deviations: bool = False

@@ -2,11 +2,11 @@
 declaration each, calling :mod:`gridwire.evaluate`.
 
 ``evaluate`` is not gated as a command. Its checks that write run only when the service was
-started with ``--allow-control`` (the spec's Evaluation table: such a check is reported
-``not_run``); the rest still run, reading only, so a read-only service evaluates what it may.
+started with ``--allow-control`` (such a check is reported ``not_run``,
+D99); the rest still run, reading only, so a read-only service evaluates what it may.
 Every control a writing check sends is one command record naming the check
 (:mod:`gridwire.master.command_log`). A second ``evaluate`` against an outstation while one runs is a
-request error (Errors, rule 6), and so is one while the service stops.
+request error (one run per outstation), and so is one while the service stops.
 
 How a run ends through the service (D125, :mod:`gridwire.operations.evaluation_ends`):
 ``cancel_evaluation`` answers once the run ended, the check under way having put back what

@@ -1,4 +1,4 @@
-"""The operations of the master (issue 4): one declaration each, calling the master.
+"""The operations of the master (D49): one declaration each, calling the master.
 
 The ``der.*`` family, ``checks`` and ``evaluate`` come as further declarations in their own
 module and join the table in :func:`gridwire.operations.table.default_table`.

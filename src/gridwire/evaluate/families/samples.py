@@ -1,4 +1,4 @@
-"""The sample curves a mode check points its curve settings at (issue 11, "Sample curves").
+"""The sample curves a mode check points its curve settings at (D101).
 
 A function's curve setting with sample curves (AO173 volt-watt, AO217 volt-var: two each,
 for value sets 0 and 1) is pointed, in each set, at a curve holding that set's sample. The
