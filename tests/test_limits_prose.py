@@ -21,7 +21,7 @@ from gridwire.operations.openapi import openapi_document
 from gridwire.operations.table import default_table
 from gridwire.sep2 import limits as sep2
 from gridwire.sep2.config import ServerConfig
-from gridwire.service import limits as service
+from gridwire.operations import limits as service
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

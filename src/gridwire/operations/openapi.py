@@ -157,7 +157,10 @@ def openapi_document(table: OperationTable) -> dict[str, Any]:
             },
             "op": {"type": "string", "enum": table.names},
             "outstation": {"type": ["string", "null"]},
-            "params": {"type": "object", "description": "The operation's parameters"},
+            "params": {
+                "type": ["object", "null"],
+                "description": "The operation's parameters (null or left out: none)",
+            },
         },
         "additionalProperties": False,
     }
