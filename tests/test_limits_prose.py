@@ -17,11 +17,11 @@ from gridwire.master import limits as master
 from gridwire.net.binding import HOST_LENGTH
 from gridwire.net.connection_limits import Limits
 from gridwire.net.tls_files import PATH_LENGTH
+from gridwire.operations import limits as service
 from gridwire.operations.openapi import openapi_document
 from gridwire.operations.table import default_table
 from gridwire.sep2 import limits as sep2
 from gridwire.sep2.config import ServerConfig
-from gridwire.operations import limits as service
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
