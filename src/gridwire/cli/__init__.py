@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from gridwire import __version__
+from gridwire.cli._usage import invoked_parser, unknown_words
 from gridwire.errors import GridwireError
 
 
@@ -37,7 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args, extras = parser.parse_known_args(words)
+    if extras:
+        invoked = invoked_parser(parser, words)
+        invoked.error(unknown_words(invoked, extras))
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()
