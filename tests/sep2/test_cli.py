@@ -274,3 +274,11 @@ def test_unusable_token_is_one_line(pki: Pki, token: str) -> None:
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     one_line_error(result, "api.token")
+
+
+def test_log_level_takes_any_case(pki: Pki) -> None:
+    url = f"https://127.0.0.1:{free_port()}"
+    result = once("--server", url, *tls_flags(pki), "--log-level", "INFO")
+    one_line_error(result, f"head-end {url} unreachable: connection refused")
+    loud = once("--server", url, *tls_flags(pki), "--log-level", "LOUD")
+    assert "argument --log-level: invalid choice: 'loud'" in loud.stderr

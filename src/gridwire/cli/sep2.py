@@ -72,6 +72,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--log-level",
+        type=str.lower,  # INFO as well as info, as every other command takes it
         choices=["debug", "info", "warning", "error"],
         help="what to log on standard error (default: info; warning with --once)",
     )
