@@ -5,6 +5,7 @@ errors for a bad certificate, a refused handshake and an unreachable head-end.""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -282,3 +283,15 @@ def test_log_level_takes_any_case(pki: Pki) -> None:
     one_line_error(result, f"head-end {url} unreachable: connection refused")
     loud = once("--server", url, *tls_flags(pki), "--log-level", "LOUD")
     assert "argument --log-level: invalid choice: 'loud'" in loud.stderr
+
+
+def test_a_port_in_use_reads_as_in_every_command(pki: Pki) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        where = f"127.0.0.1:{taken.getsockname()[1]}"
+        result = subprocess.run(
+            [*GRIDWIRE, "--server", "https://127.0.0.1:1", *tls_flags(pki), "--api-bind", where],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+    one_line_error(result, f"gridwire sep2: api.bind {where} is already in use")

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from tests.service.test_cli import run_cli
+import socket
+
+from tests.service.test_cli import one_line_error, run_cli
 
 
 def test_mistyped_option_gets_the_subcommands_usage_and_a_suggestion() -> None:
@@ -18,3 +20,17 @@ def test_mistyped_option_gets_the_subcommands_usage_and_a_suggestion() -> None:
     far = run_cli("serve", "--zzzzzz")
     assert far.stderr.startswith("usage: gridwire serve "), far.stderr
     assert far.stderr.strip().endswith("gridwire serve: error: unknown option --zzzzzz")
+
+
+def test_a_port_in_use_reads_the_same_in_every_command() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        where = f"127.0.0.1:{taken.getsockname()[1]}"
+        for command, flags in (
+            ("sim", ["--der", "--bind", where]),
+            ("console", ["--no-token", "--bind", where]),
+            ("serve", ["--bind", where]),
+        ):
+            line = one_line_error(run_cli(command, *flags), command)
+            assert line == f"gridwire {command}: {where} is already in use", line

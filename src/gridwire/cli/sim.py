@@ -14,6 +14,7 @@ from pathlib import Path
 from gridwire.der.store import load_point_map
 from gridwire.errors import ConfigError
 from gridwire.net.binding import parse_bind
+from gridwire.net.sockets import listen_failure
 from gridwire.outstation.config import RANGE_GAPS
 from gridwire.outstation.database_file import database_from_json, default_database, load_database
 from gridwire.outstation.device import Device
@@ -191,7 +192,7 @@ async def _serve(
     try:
         await server.start()
     except OSError as exc:
-        raise ConfigError(f"cannot listen on {settings.host}:{settings.port}: {exc}") from None
+        raise listen_failure(settings.host, settings.port, exc) from None
     if profile is not None:
         try:
             _write_profile(profile, device, settings, server.port)

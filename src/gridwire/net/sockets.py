@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import socket
 
 from gridwire.errors import ConfigError
@@ -22,6 +24,15 @@ def listening_socket(host: str, port: int, setting: str | None = None) -> socket
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        where = f"{setting} " if setting else ""
-        raise ConfigError(f"{where}cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise listen_failure(host, port, exc, setting) from None
     return sock
+
+
+def listen_failure(host: str, port: int, exc: OSError, setting: str | None = None) -> ConfigError:
+    """The one wording of a port that cannot be listened on, for every command:
+    "127.0.0.1:8816 is already in use", else the system's reason without its errno."""
+    where = f"{setting} " if setting else ""
+    if exc.errno == errno.EADDRINUSE:
+        return ConfigError(f"{where}{host}:{port} is already in use")
+    reason = (os.strerror(exc.errno) if exc.errno else str(exc)).lower()
+    return ConfigError(f"{where}cannot listen on {host}:{port}: {reason}")

@@ -27,6 +27,7 @@ import orjson
 from gridwire.errors import ConfigError, RequestError
 from gridwire.net.binding import is_loopback
 from gridwire.net.connection_limits import BACKLOG, Limits, Throttled, cut, guard_accept
+from gridwire.net.sockets import listen_failure
 from gridwire.operations.dispatch import Answer, error_answer, unusable_id
 from gridwire.operations.encoding import dumps
 from gridwire.operations.limits import MESSAGE_LIMIT
@@ -148,9 +149,7 @@ class LineServer:
                 self._accept, self.host, self.requested_port, limit=self.limit, backlog=BACKLOG
             )
         except OSError as exc:
-            raise ConfigError(
-                f"cannot listen on {self.host}:{self.requested_port}: {exc}"
-            ) from None
+            raise listen_failure(self.host, self.requested_port, exc) from None
 
     async def close(self, grace: float = STOP_GRACE) -> None:
         """Stop listening; let messages under way finish (up to ``grace`` s), close the rest."""
