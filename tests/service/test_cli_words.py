@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import errno
 import socket
 
+from gridwire.net.sockets import connect_reason
 from tests.service.test_cli import one_line_error, run_cli
+from tests.support.net import free_port
 
 
 def test_mistyped_option_gets_the_subcommands_usage_and_a_suggestion() -> None:
@@ -34,3 +37,25 @@ def test_a_port_in_use_reads_the_same_in_every_command() -> None:
         ):
             line = one_line_error(run_cli(command, *flags), command)
             assert line == f"gridwire {command}: {where} is already in use", line
+
+
+def test_a_refused_connect_says_connection_refused() -> None:
+    port = free_port()
+    for host in ("127.0.0.1", "localhost"):  # localhost: IPv6 and IPv4 both tried and refused
+        line = one_line_error(run_cli("poll", "--host", host, "--port", str(port)), "poll")
+        assert line == f"gridwire poll: cannot connect to {host}:{port}: connection refused"
+
+
+def test_connect_reasons_are_words_from_the_errno() -> None:
+    # What asyncio raises when a connect fails, worded without "[Errno 113] Connect call failed".
+    def failed(code: int) -> OSError:
+        return OSError(code, f"Connect call failed ('192.0.2.1', {code})")
+
+    assert connect_reason(failed(errno.EHOSTUNREACH)) == "no route to host"
+    assert connect_reason(failed(errno.ETIMEDOUT)) == "timed out"
+    assert connect_reason(TimeoutError()) == "timed out"
+    both = OSError(
+        "Multiple exceptions: [Errno 111] Connect call failed ('::1', 9), "
+        "[Errno 111] Connect call failed ('127.0.0.1', 9)"
+    )
+    assert connect_reason(both) == "connection refused"

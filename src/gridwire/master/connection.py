@@ -24,6 +24,7 @@ from collections.abc import Callable
 from gridwire.errors import BadParameter, ConnectionFailed
 from gridwire.master.limits import RECEIVE_BUFFER
 from gridwire.master.settings import TlsSettings
+from gridwire.net.sockets import connect_reason
 from gridwire.net.tls_files import TlsFileError, client_context
 
 Address = tuple[str, int]
@@ -148,7 +149,7 @@ async def open_connection(
     except TimeoutError:
         raise ConnectionFailed(f"cannot connect to {where}: no answer in {within:g} s") from None
     except (OSError, ssl.SSLError, ValueError) as exc:
-        raise ConnectionFailed(f"cannot connect to {where}: {exc}") from None
+        raise ConnectionFailed(f"cannot connect to {where}: {connect_reason(exc)}") from None
     local = _address(transport.get_extra_info("sockname"), ("127.0.0.1", 0))
     remote = _address(transport.get_extra_info("peername"), (host, port))
     assert isinstance(transport, asyncio.Transport)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import socket
 
 from gridwire.errors import ConfigError
@@ -36,3 +37,28 @@ def listen_failure(host: str, port: int, exc: OSError, setting: str | None = Non
         return ConfigError(f"{where}{host}:{port} is already in use")
     reason = (os.strerror(exc.errno) if exc.errno else str(exc)).lower()
     return ConfigError(f"{where}cannot listen on {host}:{port}: {reason}")
+
+
+_CONNECT_WORDS = {
+    errno.ECONNREFUSED: "connection refused",
+    errno.EHOSTUNREACH: "no route to host",
+    errno.ENETUNREACH: "network unreachable",
+    errno.ETIMEDOUT: "timed out",
+    errno.ECONNRESET: "connection reset",
+}
+
+
+def connect_reason(exc: BaseException) -> str:
+    """Why a connect failed, in words and without the errno: "connection refused", "no route
+    to host", "timed out" (not "[Errno 111] Connect call failed ('127.0.0.1', 20001)")."""
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    if isinstance(exc, socket.gaierror):
+        return f"name not known ({exc.strerror or exc})"
+    if isinstance(exc, OSError) and exc.errno is not None and not hasattr(exc, "library"):
+        return _CONNECT_WORDS.get(exc.errno) or os.strerror(exc.errno).lower()
+    # Several addresses tried (IPv6 and IPv4 of "localhost"): one reason when all agree.
+    numbers = set(re.findall(r"\[Errno (\d+)\]", str(exc)))
+    if len(numbers) == 1:
+        return connect_reason(OSError(int(numbers.pop()), ""))
+    return str(exc) or type(exc).__name__

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from gridwire.net.sockets import connect_reason
 from gridwire.process.clock import SYSTEM_CLOCK, Clock
 from gridwire.sep2.errors import (
     HandshakeRefused,
@@ -136,11 +137,8 @@ def _describe(
             return _tls_failure(item, server, progress.stage)
     reason = str(exc) or type(exc).__name__
     for item in seen:
-        if isinstance(item, ConnectionRefusedError):
-            reason = "connection refused"
-            break
-        if isinstance(item, OSError) and item.strerror:
-            reason = item.strerror
+        if isinstance(item, OSError) and item.errno is not None:
+            reason = connect_reason(item)
             break
         if isinstance(item, httpx.RemoteProtocolError):
             reason = "it closed the connection without answering"
