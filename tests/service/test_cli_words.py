@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import socket
+from pathlib import Path
 
 from gridwire.net.sockets import connect_reason
 from tests.service.test_cli import one_line_error, run_cli
@@ -59,3 +60,22 @@ def test_connect_reasons_are_words_from_the_errno() -> None:
         "[Errno 111] Connect call failed ('127.0.0.1', 9)"
     )
     assert connect_reason(both) == "connection refused"
+
+
+def test_tables_and_device_profile_are_refused_at_start(tmp_path: Path) -> None:
+    missing, garbage = tmp_path / "missing.json", tmp_path / "garbage.json"
+    garbage.write_text("not json")
+    bind = ["--bind", "127.0.0.1:0"]
+    for command, more in (("serve", bind), ("console", bind), ("evaluate", ["der"])):
+        line = one_line_error(run_cli(command, "--tables", str(missing), *more), command)
+        assert (
+            line
+            == f"gridwire {command}: --tables {missing}: cannot read it (No such file or directory)"
+        )
+    line = one_line_error(run_cli("serve", "--tables", str(garbage), *bind), "serve")
+    assert line.startswith(f"gridwire serve: --tables {garbage}: not JSON"), line
+    line = one_line_error(run_cli("serve", "--device-profile", str(missing), *bind), "serve")
+    assert line.endswith(f"document {missing} cannot be read: No such file or directory"), line
+    assert line.startswith("gridwire serve: --device-profile: "), line
+    line = one_line_error(run_cli("serve", "--device-profile", str(garbage), *bind), "serve")
+    assert line.endswith("refused: it is not XML (syntax error: line 1, column 0)"), line

@@ -58,7 +58,7 @@ from gridwire.evaluate.output import RunOutput, collect_output, write_outputs
 from gridwire.evaluate.restores import RESTORE_WAIT
 from gridwire.master import Master, OutstationSettings
 from gridwire.service.config import ServiceConfig
-from gridwire.service.runner import configure_logging
+from gridwire.service.runner import check_files, configure_logging
 
 TRACE_LIMIT = 500_000
 """Frames the evaluation's master keeps: every frame of a full run, for its evidence."""
@@ -188,6 +188,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.name:
         raise ConfigError("name the outstation to evaluate (gridwire evaluate NAME ...)")
     config = config_from_args(args, "config")
+    check_files(config)
     quiet = args.log_level is None and config.log_file is None
     if quiet:
         config = config.model_copy(update={"log_level": "WARNING"})  # keep the display clear

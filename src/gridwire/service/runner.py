@@ -24,7 +24,9 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 
 from gridwire.der.profiles import ProfileLoader
-from gridwire.errors import ConfigError, OperationError
+from gridwire.der.store import load_point_map
+from gridwire.devprofile.reader import read_document_file
+from gridwire.errors import ConfigError, GridwireError, OperationError
 from gridwire.master import Master, OutstationSettings
 from gridwire.net.binding import is_loopback
 from gridwire.net.sockets import listening_socket
@@ -85,6 +87,7 @@ async def open_service(
     extra: list[OutstationSettings] | None = None,
 ) -> AsyncIterator[Service]:
     """A master and the service over it, with the configured outstations added."""
+    check_files(config)
     master = Master(
         allow_control=config.allow_control,
         capture=config.capture,
@@ -99,6 +102,21 @@ async def open_service(
         yield service
     finally:
         await master.close()
+
+
+def check_files(config: ServiceConfig) -> None:
+    """Refuse at start a point map or Device Profile document that cannot be used, rather
+    than at the first operation that needs it: one line naming the flag and the file."""
+    if config.tables is not None:
+        try:
+            load_point_map(config.tables)
+        except GridwireError as exc:
+            raise ConfigError(f"--tables {exc}") from None
+    if config.device_profile is not None:
+        try:
+            read_document_file(config.device_profile)
+        except GridwireError as exc:
+            raise ConfigError(f"--device-profile: {exc}") from None
 
 
 async def _add(
