@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import errno
+import signal
 import socket
 from pathlib import Path
 
 from gridwire.net.sockets import connect_reason
-from tests.service.test_cli import one_line_error, run_cli
+from gridwire.simulator.misbehaviour import DER_MISBEHAVIOURS
+from tests.service.test_cli import one_line_error, run_cli, started
 from tests.support.net import free_port
 
 
@@ -79,3 +81,23 @@ def test_tables_and_device_profile_are_refused_at_start(tmp_path: Path) -> None:
     assert line.startswith("gridwire serve: --device-profile: "), line
     line = one_line_error(run_cli("serve", "--device-profile", str(garbage), *bind), "serve")
     assert line.endswith("refused: it is not XML (syntax error: line 1, column 0)"), line
+
+
+def test_sim_says_at_start_that_it_misbehaves_and_how() -> None:
+    flags = ["--der", "--bind", f"127.0.0.1:{free_port()}"]
+    broken = ["--misbehave", "accept_bad_crc", "--misbehave", "inputs_online_when_disabled"]
+    with started("sim", *flags, *broken, ready="listening on") as (proc, _):
+        assert proc.stdout is not None
+        said = proc.stdout.readline().strip()
+    assert said == (
+        "gridwire sim: misbehaving on purpose (2 rule(s) broken): accept_bad_crc: answer a "
+        f"frame whose header or data CRC is bad; inputs_online_when_disabled: "
+        f"{DER_MISBEHAVIOURS['inputs_online_when_disabled']}"
+    ), said
+    with started("sim", "--der", "--bind", f"127.0.0.1:{free_port()}", ready="listening on") as (
+        proc,
+        _,
+    ):
+        assert proc.stdout is not None
+        proc.send_signal(signal.SIGTERM)
+        assert proc.stdout.read() == "", "a well-behaved sim says nothing of misbehaving"

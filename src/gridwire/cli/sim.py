@@ -207,6 +207,13 @@ async def _serve(
         f"{'; unsolicited allowed' if config.unsolicited else ''}",
         flush=True,
     )
+    broken = sorted(config.misbehave | settings.der_misbehave)
+    if broken:
+        print(
+            f"gridwire sim: misbehaving on purpose ({len(broken)} rule(s) broken): "
+            + "; ".join(f"{name}: {SIM_MISBEHAVIOURS[name]}" for name in broken),
+            flush=True,
+        )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
