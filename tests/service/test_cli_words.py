@@ -101,3 +101,15 @@ def test_sim_says_at_start_that_it_misbehaves_and_how() -> None:
         assert proc.stdout is not None
         proc.send_signal(signal.SIGTERM)
         assert proc.stdout.read() == "", "a well-behaved sim says nothing of misbehaving"
+
+
+def test_stop_over_the_line_logs_who_asked(tmp_path: Path) -> None:
+    log, port = tmp_path / "gridwire.log", free_port()
+    args = ["serve", "--bind", f"127.0.0.1:{port}", "--log-file", str(log)]
+    with started(*args, ready="listening on") as (proc, _):
+        with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+            asker = f"127.0.0.1:{sock.getsockname()[1]}"
+            sock.sendall(b'{"op": "stop"}\n')
+            assert b'"stopping":true' in sock.makefile("rb").readline()
+        assert proc.wait(timeout=30) == 0
+    assert f"INFO gridwire.service: stop asked by line {asker}: the service ends" in log.read_text()

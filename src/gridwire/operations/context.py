@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,6 +11,9 @@ from gridwire.der.pointmap import PointMap
 from gridwire.derops.profile import point_map_of
 from gridwire.master import Master
 from gridwire.operations.results import StopResult
+from gridwire.process.caller import caller
+
+log = logging.getLogger("gridwire.service")
 
 
 @dataclass
@@ -32,7 +36,8 @@ class Context:
         return self.master.allow_control
 
     def stop(self) -> StopResult:
-        """Ask the service to end."""
+        """Ask the service to end, logging who asked (``line 127.0.0.1:50212``)."""
+        log.info("stop asked by %s: the service ends", caller())
         self.stopping.set()
         return StopResult(stopping=True)
 
