@@ -1,7 +1,7 @@
 """One token guard (gridwire.net.http_token) for the console and the 2030.5 management API: the
 same requests pass on both sides, and each side refuses the others with its own published
-answer, as before the guard was shared: the console 401 with its envelope (kind request,
-"a token is needed" for no token and a wrong one alike, realm "gridwire"), the 2030.5 API
+answer: the console 401 with its envelope (kind request, "a token is needed" for no token,
+"token not accepted" for a wrong one, realm "gridwire"), the 2030.5 API
 401 with {"detail": {"kind": "unauthorized", ...}} saying which (realm "gridwire sep2")."""
 
 from __future__ import annotations
@@ -75,8 +75,10 @@ def test_candidates_are_every_bearer_header_and_token_parameter() -> None:
     assert candidates(given) == [b"a", b"d", b"b", b"c"]
 
 
-@pytest.mark.parametrize("headers", [NO_TOKEN, WRONG_HEADER])
-async def test_the_console_answers_its_envelope(headers: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("headers", "why"), [(NO_TOKEN, "a token is needed"), (WRONG_HEADER, "token not accepted")]
+)
+async def test_the_console_answers_its_envelope(headers: dict[str, str], why: str) -> None:
     async with console() as http:
         for method, path in (("POST", "/api/status"), ("POST", "/api"), ("GET", "/events")):
             refused = await http.request(method, path, headers=headers, json={})
@@ -87,7 +89,7 @@ async def test_the_console_answers_its_envelope(headers: dict[str, str]) -> None
             assert refused.json() == {
                 "id": None,
                 "ok": False,
-                "error": {"kind": "request", "message": "a token is needed"},
+                "error": {"kind": "request", "message": why},
             }
         passed = await http.post("/api/status", headers=RIGHT_HEADER, json={})
         assert passed.status_code == 200 and passed.json()["ok"] is True

@@ -8,6 +8,8 @@ import signal
 import socket
 from pathlib import Path
 
+import httpx
+
 from gridwire.net.sockets import connect_reason
 from gridwire.simulator.misbehaviour import DER_MISBEHAVIOURS
 from tests.service.test_cli import one_line_error, run_cli, started
@@ -90,7 +92,8 @@ def test_sim_says_at_start_that_it_misbehaves_and_how() -> None:
         assert proc.stdout is not None
         said = proc.stdout.readline().strip()
     assert said == (
-        "gridwire sim: misbehaving on purpose (2 rule(s) broken): accept_bad_crc: answer a "
+        "gridwire sim: deviating on purpose, 2 outstation deviation(s) on (--misbehave): "
+        "accept_bad_crc: answer a "
         f"frame whose header or data CRC is bad; inputs_online_when_disabled: "
         f"{DER_MISBEHAVIOURS['inputs_online_when_disabled']}"
     ), said
@@ -100,7 +103,7 @@ def test_sim_says_at_start_that_it_misbehaves_and_how() -> None:
     ):
         assert proc.stdout is not None
         proc.send_signal(signal.SIGTERM)
-        assert proc.stdout.read() == "", "a well-behaved sim says nothing of misbehaving"
+        assert proc.stdout.read() == "", "a well-behaved sim says nothing of deviating"
 
 
 def test_stop_over_the_line_logs_who_asked(tmp_path: Path) -> None:
@@ -113,3 +116,20 @@ def test_stop_over_the_line_logs_who_asked(tmp_path: Path) -> None:
             assert b'"stopping":true' in sock.makefile("rb").readline()
         assert proc.wait(timeout=30) == 0
     assert f"INFO gridwire.service: stop asked by line {asker}: the service ends" in log.read_text()
+
+
+def test_console_banner_and_token_refusals() -> None:
+    bind = ["--bind", f"127.0.0.1:{free_port()}"]
+    with started("console", "--no-token", *bind, ready="OpenAPI") as (proc, match):
+        assert "Authorization" not in match.string, match.string
+        assert "/api/<operation>, events" in match.string
+        proc.send_signal(signal.SIGTERM)
+        assert proc.stdout is not None and "Authorization" not in proc.stdout.read()
+    ready = r"on (http://127\.0\.0\.1:\d+/)\?token=(\S+)"
+    with started("console", "--bind", f"127.0.0.1:{free_port()}", ready=ready) as (_, match):
+        base, token = match.group(1), match.group(2)
+        needed = httpx.post(f"{base}api/status", json={}, timeout=30)
+        wrong = httpx.post(f"{base}api/status", params={"token": token + "x"}, timeout=30)
+        assert (needed.status_code, wrong.status_code) == (401, 401)
+        assert needed.json()["error"]["message"] == "a token is needed"
+        assert wrong.json()["error"]["message"] == "token not accepted"

@@ -37,6 +37,7 @@ async def test_token_rules() -> None:
             "/api/status", json={}, headers={"authorization": "Bearer s3cret-tokeN"}
         )
         assert wrong.status_code == 401
+        assert error(wrong.json(), "request") == "token not accepted"
         prefix = await client.post("/api/status", headers={"authorization": "Bearer s3cret"})
         assert prefix.status_code == 401
         header = await client.post(

@@ -210,8 +210,8 @@ async def _serve(
     broken = sorted(config.misbehave | settings.der_misbehave)
     if broken:
         print(
-            f"gridwire sim: misbehaving on purpose ({len(broken)} rule(s) broken): "
-            + "; ".join(f"{name}: {SIM_MISBEHAVIOURS[name]}" for name in broken),
+            f"gridwire sim: deviating on purpose, {len(broken)} outstation deviation(s) on "
+            "(--misbehave): " + "; ".join(f"{name}: {SIM_MISBEHAVIOURS[name]}" for name in broken),
             flush=True,
         )
     stop = asyncio.Event()

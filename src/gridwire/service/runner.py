@@ -237,9 +237,9 @@ async def run_console(
         first = extra[0].name if extra else None
         announce(f"  try: {_example(host, actual, token, first)}")
         announce("  web console: open the address above in a browser")
+        auth = " (Authorization: Bearer TOKEN)" if token else ""
         announce(
-            "  API: POST /api/<operation> (Authorization: Bearer TOKEN), events: GET "
-            "/events, OpenAPI: GET /openapi.json"
+            f"  API: POST /api/<operation>{auth}, events: GET /events, OpenAPI: GET /openapi.json"
         )
         settle_heap()
         status = await _until_stopped(service)

@@ -40,7 +40,7 @@ from gridwire.errors import RequestError
 from gridwire.net.connection_limits import Limits
 from gridwire.net.http_origin import SameOrigin, allowed_hosts, protected
 from gridwire.net.http_serving import ABORT, ON_LOST
-from gridwire.net.http_token import TokenRequired, Verdict
+from gridwire.net.http_token import WRONG, TokenRequired, Verdict
 from gridwire.operations.dispatch import Answer, error_answer, error_body
 from gridwire.operations.limits import DOCUMENT_OPERATIONS, MESSAGE_LIMIT, TOO_LARGE_FOR_A_MESSAGE
 from gridwire.operations.message import TooManyItems, check_items
@@ -198,9 +198,11 @@ async def _not_routed(request: Request, exc: Exception) -> Response:
 
 
 def _unauthorized(verdict: Verdict) -> Response:
-    """The console's answer to a request without its token (either verdict: the same words)."""
+    """The console's answer to a request without its token: "a token is needed" when it
+    carries none, "token not accepted" when the one it carries is not the token."""
     challenge = {"www-authenticate": 'Bearer realm="gridwire"'}
-    return _refusal(Refused(401, "a token is needed", challenge))
+    why = "token not accepted" if verdict == WRONG else "a token is needed"
+    return _refusal(Refused(401, why, challenge))
 
 
 class EventStream:
