@@ -12,7 +12,7 @@ import httpx
 
 from gridwire.net.sockets import connect_reason
 from gridwire.simulator.misbehaviour import DER_MISBEHAVIOURS
-from tests.service.test_cli import one_line_error, run_cli, started
+from tests.service.test_cli import line_call, one_line_error, run_cli, started
 from tests.support.net import free_port
 
 
@@ -133,3 +133,16 @@ def test_console_banner_and_token_refusals() -> None:
         assert (needed.status_code, wrong.status_code) == (401, 401)
         assert needed.json()["error"]["message"] == "a token is needed"
         assert wrong.json()["error"]["message"] == "token not accepted"
+
+
+def test_a_misspelled_parameter_is_named_with_its_near_match() -> None:
+    port, http = free_port(), free_port()
+    wanted = "scan: unknown parameter outstaton (did you mean outstation?)"
+    with started("serve", "--bind", f"127.0.0.1:{port}", ready="listening on"):
+        answer = line_call(port, {"op": "scan", "params": {"outstaton": "der"}})
+        assert answer["error"] == {"kind": "request", "message": wanted}
+        far = line_call(port, {"op": "status", "params": {"zzz": 1}})
+        assert far["error"]["message"] == "status: unknown parameter zzz"
+    with started("console", "--no-token", "--bind", f"127.0.0.1:{http}", ready="OpenAPI"):
+        answer = httpx.post(f"http://127.0.0.1:{http}/api/scan", json={"outstaton": "der"})
+        assert answer.status_code == 400 and answer.json()["error"]["message"] == wanted

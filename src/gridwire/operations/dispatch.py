@@ -17,6 +17,7 @@ its result; one refused for want of ``--allow-control`` at WARNING.
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import logging
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from gridwire.operations.encoding import dumps, encode
 from gridwire.operations.limits import ID_LENGTH
 
 log = logging.getLogger("gridwire.service")
+NEAR_LENGTH = 64  # a longer unknown name is not compared (difflib is linear in it)
 
 MESSAGE_FIELDS = ("id", "op", "outstation", "params")
 DESCRIBED_ERRORS = 32  # validation errors looked at to name the parameter; beyond, counted
@@ -222,25 +224,45 @@ def _validate(operation: Operation[Any], data: dict[str, Any]) -> BaseModel:
             raise RequestError(
                 f"{operation.name}: {count} parameters or items are unknown or of the wrong kind"
             ) from None
-        raise RequestError(f"{operation.name}: {describe(exc, data)}") from None
+        raise RequestError(f"{operation.name}: {describe(exc, data, operation.params)}") from None
 
 
-def describe(exc: ValidationError, data: object) -> str:
+def describe(exc: ValidationError, data: object, model: type[BaseModel] | None = None) -> str:
     """A validation error as one line naming the parameter: the part of each error's location
     that exists in the input (pydantic adds the member of a union it tried), plus the name
     of a missing parameter."""
-    first = exc.errors()[0]
+    errors = exc.errors()
+    # A misspelled parameter is both unknown and missing: its own name says more.
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     where = _where(first["loc"], data, first["type"])
     messages = []
-    for err in exc.errors():
+    for err in errors:
         if _where(err["loc"], data, err["type"]) == where and err["msg"] not in messages:
             messages.append(err["msg"])
     text = "; or ".join(messages[:4])
     if first["type"] == "extra_forbidden":
-        return f"unknown parameter {where}"
+        return f"unknown parameter {where}{_near(first['loc'], model)}"
     if first["type"] == "missing":
         return f"parameter {where} is missing"
     return f"parameter {where}: {text}" if where else text
+
+
+def _near(loc: tuple[int | str, ...], model: type[BaseModel] | None) -> str:
+    """The near match of an unknown parameter among those ``model`` has at that place,
+    as " (did you mean outstation?)" for ``outstaton``; else nothing."""
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part)) if model is not None else None
+        annotation = field.annotation if field is not None else None
+        model = (
+            annotation
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel)
+            else None
+        )
+    if model is None or len(str(loc[-1])) > NEAR_LENGTH:  # difflib indexes the whole name
+        return ""
+    names = [f.alias or name for name, f in model.model_fields.items()]
+    near = difflib.get_close_matches(str(loc[-1]), names, n=1)
+    return f" (did you mean {near[0]}?)" if near else ""
 
 
 def _where(loc: tuple[int | str, ...], data: object, kind: str) -> str:
