@@ -137,6 +137,8 @@ def _run(block: Block, folder: Path, env: dict[str, str]) -> None:
     where = f"README.md:{block.line}\n{block.text}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
     assert done.returncode == 0, where
     assert not re.search(r'"ok":\s*false', done.stdout), where
+    if "/api" in block.text or '"op"' in block.text:  # an operation answered ok
+        assert re.search(r'"ok":\s*true', done.stdout), where
 
 
 def test_shell_blocks_run_in_order(tmp_path: Path) -> None:
