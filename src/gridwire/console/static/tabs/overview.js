@@ -24,10 +24,11 @@ export function create() {
       return answer.answered ? `${name}: ${answer.attributes.length} attributes` : `${name}: none given`;
     });
   readAttributes.addEventListener("click", () => readFrom(state.selected));
-  // The identity is read once by itself when the Overview first shows a connected outstation.
+  // The identity is read once by itself when the Overview first shows a connected outstation
+  // (never for a manual one: it sends nothing it was not asked to).
   const asked = new Set();
   function readOnce(entry) {
-    if (entry.state !== "connected" || asked.has(entry.name) || attributes.has(entry.name)) return;
+    if (entry.manual || entry.state !== "connected" || asked.has(entry.name) || attributes.has(entry.name)) return;
     asked.add(entry.name);
     readFrom(entry.name);
   }
