@@ -5,7 +5,7 @@ serial) shows at a glance without asking."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -13,6 +13,9 @@ from gridwire.simulator.attributes import SERIAL, VENDOR
 from tests.console.browser import Watched
 from tests.console.pages import WAIT_MS, der_call, open_console
 from tests.console.site import Site
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Route
 
 
 def _service_counts(site: Site, name: str) -> dict[str, Any]:
@@ -61,4 +64,28 @@ def test_overview_counts_points_connect_and_nameplate(watched: Watched, site: Si
         arg=shown,
         timeout=WAIT_MS,
     )
+    watched.assert_clean()
+
+
+def test_a_manual_outstation_is_not_asked_for_its_attributes(watched: Watched, site: Site) -> None:
+    page = watched.page
+
+    def manual(route: Route) -> None:
+        body = route.request.post_data_json
+        if not (isinstance(body, dict) and body.get("op") == "status"):
+            route.continue_()
+            return
+        answer = route.fetch()
+        envelope = answer.json()
+        for entry in envelope["result"]["outstations"]:
+            entry["manual"] = True  # as `add` with manual would say
+        route.fulfill(response=answer, json=envelope)
+
+    page.route("**/api", manual)
+    open_console(watched, site, "der", "overview")
+    page.locator(".pane-overview dt:text-is('manual') + dd").filter(has_text="yes").wait_for()
+    page.wait_for_timeout(1500)
+    assert "attributes" not in watched.api_ops
+    assert page.locator(".pane-overview [data-nameplate]").count() == 0
+    page.unroute("**/api")
     watched.assert_clean()
