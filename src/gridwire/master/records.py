@@ -192,6 +192,8 @@ class OutstationStatus:
     last_error: str | None
     schedules: dict[str, float]
     deviations: dict[str, Any]
+    # Exchanges by outcome and unsolicited responses since the service started (D140).
+    counts: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -142,6 +142,8 @@ class Session:
         self._rules = ExchangeRules(settings.confirms)
         self._flight: _InFlight | None = None
         self._changed = asyncio.Event()
+        # exchanges by outcome and unsolicited responses since the start (status shows them)
+        self.counts: dict[str, int] = {}
         self.connector = Connector(
             settings,
             clock,
@@ -184,6 +186,7 @@ class Session:
             last_error=self.last_error,
             schedules=self.schedules.as_dict(),
             deviations=self.deviations.on,
+            counts=dict(self.counts),
         )
 
     def _scan_ready(self) -> Awaitable[object] | None:
@@ -318,6 +321,7 @@ class Session:
 
     def _unsolicited(self, fragment: Fragment, verdict: Verdict) -> None:
         response = self._take_in(fragment, verdict.confirm)
+        self.counts["unsolicited"] = self.counts.get("unsolicited", 0) + 1
         self._bus.publish(
             "unsolicited",
             {
@@ -445,6 +449,7 @@ class Session:
             retries=transaction.retries,
             broadcast=broadcast,
         )
+        self.counts[outcome] = self.counts.get(outcome, 0) + 1
         self._bus.publish("exchange", {"outstation": self.name, "exchange": record})
         if responses:
             self.runner.indicated(responses[-1].iin, task=task, objects=record.object_count)

@@ -216,6 +216,14 @@ export function addExchange(name, exchange) {
   emit("exchange", name, exchange);
 }
 
+// The service's counts (status: since it started) replace the page's; the stream adds to them.
+export function takeCounts(name, counts) {
+  const s = station(name);
+  s.counts = Object.fromEntries(OUTCOMES.map((o) => [o, counts[o] ?? 0]));
+  s.unsolicited = counts.unsolicited ?? 0;
+  s.countedByService = true;
+}
+
 export function addUnsolicited(name, data) {
   const s = station(name);
   s.unsolicited += 1;

@@ -17,6 +17,7 @@ import {
   setValues,
   state,
   station,
+  takeCounts,
 } from "./store.js";
 
 let statusRun = null;
@@ -36,6 +37,7 @@ export function refreshStatus() {
         state.status = status;
         const names = new Set(status.outstations.map((o) => o.name));
         for (const name of [...state.stations.keys()]) if (!names.has(name)) forget(name);
+        for (const o of status.outstations) if (o.counts) takeCounts(o.name, o.counts);
         emit("status", status);
       } while (statusAgain);
     } finally {

@@ -5,7 +5,7 @@
 
 import { call } from "../api.js";
 import { act, h, message, replace } from "../dom.js";
-import { age, flags, number } from "../format.js";
+import { age, clock, flags, number } from "../format.js";
 import { on, station } from "../store.js";
 import { flash } from "../vtable.js";
 import { lineChart } from "../chart.js";
@@ -13,6 +13,7 @@ import { lineChart } from "../chart.js";
 const GROUPS = ["Monitoring", "Nameplate"];
 const HISTORY = 3000;
 const MAX_TRENDS = 4;
+const POLL_EVERY_S = 2; // the integrity scan the page asks for while a trend is shown
 
 export function createReadings() {
   let name = null;
@@ -23,7 +24,41 @@ export function createReadings() {
   const refresh = h("button", { type: "button" }, "Read again");
   const tables = h("div", { class: "der-readings" });
   const charts = h("div", { class: "trends" }, h("p", { class: "muted" }, "Tick a monitored value to plot it here as the page sees it change."));
-  const el = h("div", null, h("div", { class: "buttons" }, refresh, said), h("h4", null, "Trend"), charts, tables);
+  const polling = h("p", { class: "muted polling", dataset: { polling: "off" } }, "");
+  const el = h("div", null, h("div", { class: "buttons" }, refresh, said), h("div", { class: "trend-view" }, h("h4", null, "Trend"), polling, charts), tables);
+  // While a trend is shown the page polls: an integrity scan every POLL_EVERY_S seconds,
+  // started when the first trend is ticked and stopped when none is left or the view closes.
+  let poller = null;
+  let polls = 0;
+  function poll() {
+    if (!el.isConnected || !trended.size || !name) {
+      stopPolling();
+      return;
+    }
+    polls += 1;
+    call("scan", { kind: "integrity" }, name)
+      .then(() => {
+        polling.textContent = `Polling: this page asks ${name} for an integrity scan every ${POLL_EVERY_S} s while a trend is shown (${polls} so far, last at ${clock(Date.now()).slice(0, 8)}).`;
+      })
+      .catch((error) => {
+        polling.textContent = `Polling: scan failed: ${error.message}`;
+      });
+  }
+  function startPolling() {
+    if (poller) return;
+    polls = 0;
+    polling.dataset.polling = "on";
+    polling.textContent = `Polling: this page asks ${name} for an integrity scan every ${POLL_EVERY_S} s while a trend is shown.`;
+    poll();
+    poller = setInterval(poll, POLL_EVERY_S * 1000);
+  }
+  function stopPolling() {
+    if (poller) clearInterval(poller);
+    poller = null;
+    polling.dataset.polling = "off";
+    polling.textContent = "Not polling: values move when a scan or an unsolicited response brings them.";
+  }
+  stopPolling();
 
   refresh.addEventListener("click", () => act(refresh, said, () => load(name)));
 
@@ -117,6 +152,8 @@ export function createReadings() {
       trended.add(key);
     } else trended.delete(key);
     drawTrends();
+    if (trended.size) startPolling();
+    else stopPolling();
   });
 
   function drawTrends() {
@@ -124,11 +161,17 @@ export function createReadings() {
       replace(charts, h("p", { class: "muted" }, "Tick a monitored value to plot it here as the page sees it change."));
       return;
     }
+    // One time axis for all: from the oldest value among them to now.
+    const firsts = [...trended].map((key) => history.get(key)?.[0]?.[0]).filter((t) => t !== undefined);
+    const now = Date.now();
+    const span = [firsts.length ? Math.min(...firsts) : now - 1000, now];
     replace(
       charts,
       [...trended].map((key) => {
         const r = points.get(key);
-        return lineChart({ title: `${r.label ?? r.name} (${r.units ?? "no units"})`, series: history.get(key) ?? [], yLabel: r.units ?? "" });
+        const chart = lineChart({ title: `${r.label ?? r.name} (${r.units ?? "no units"})`, series: history.get(key) ?? [], yLabel: r.units ?? "", span });
+        chart.dataset.trendChart = key;
+        return chart;
       }),
     );
   }
@@ -152,12 +195,13 @@ export function createReadings() {
       record(r);
       if (r.el) {
         const cells = r.el.children;
+        const changed = cells[2].textContent !== shownValue(r) || cells[5].textContent !== flags(r.flags);
         cells[2].textContent = shownValue(r);
         cells[2].title = rawTitle(r);
         cells[4].textContent = r.quality;
         cells[5].textContent = flags(r.flags);
         cells[6].textContent = age(0);
-        flash(r.el, r.seen, r.seen);
+        if (changed) flash(r.el, r.seen, r.seen); // a poll re-reading the same value is no news
       }
       if (trended.has(key)) trendChanged = true;
     }
@@ -165,8 +209,12 @@ export function createReadings() {
   });
 
   setInterval(() => {
-    if (!el.isConnected) return;
+    if (!el.isConnected) {
+      if (poller) stopPolling();
+      return;
+    }
     for (const r of points.values()) if (r.el) r.el.children[6].textContent = age(Date.now() - r.seen);
+    if (trended.size) drawTrends(); // the shared time axis runs on to now
   }, 1000);
 
   return { el, load, said, get name() { return name; } };

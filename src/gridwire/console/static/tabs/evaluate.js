@@ -8,10 +8,29 @@ import { call } from "../api.js";
 import { act, field, h, message, replace } from "../dom.js";
 import { deviationsPanel } from "../deviations.js";
 import { REPORT_FORMATS, downloadReport } from "../report.js";
+import { dateTime } from "../format.js";
 import { on, state } from "../store.js";
 import { createPane, profiledOutstation } from "./pane.js";
 
 export const needs = ["checks", "evaluate", "evaluation", "cancel_evaluation", "report"];
+
+// The choice of checks, settle, curves and deviations, kept across reloads.
+const SAVED = "gridwire.evaluate";
+
+function saved() {
+  try {
+    return JSON.parse(window.localStorage.getItem(SAVED) ?? "null");
+  } catch {
+    return null;
+  }
+}
+
+// What a result's "detail" column says: the check's own words, else what it did.
+function detailOf(r) {
+  const did = r.requests !== undefined ? `${r.requests} request${r.requests === 1 ? "" : "s"}${r.seconds !== undefined ? ` in ${r.seconds} s` : ""}` : "";
+  if (r.detail) return did ? `${r.detail} (${did})` : r.detail;
+  return did || "no detail given";
+}
 
 export function create(ctx) {
   let checks = [];
@@ -23,6 +42,20 @@ export function create(ctx) {
   const allowDeviations = h("input", { type: "checkbox", name: "allow_deviations" });
   const settle = h("input", { type: "number", name: "settle", min: 0.1, step: "any", value: 5 });
   const curves = h("input", { type: "number", name: "curves", min: 1, step: 1, placeholder: "found" });
+  const remembered = saved();
+  if (remembered) {
+    if (remembered.settle) settle.value = remembered.settle;
+    if (remembered.curves) curves.value = remembered.curves;
+    allowDeviations.checked = Boolean(remembered.allow_deviations);
+  }
+  function remember() {
+    const choice = { checks: chosen(), settle: settle.value, curves: curves.value, allow_deviations: allowDeviations.checked };
+    try {
+      window.localStorage.setItem(SAVED, JSON.stringify(choice));
+    } catch {
+      // storage refused (private window): the choice lasts this page only
+    }
+  }
   const list = h("div", { class: "check-list" });
   const run = h("button", { type: "button", class: "primary" }, "Run");
   const cancel = h("button", { type: "button", disabled: true }, "Cancel");
@@ -41,10 +74,8 @@ export function create(ctx) {
       { class: "evaluate-setup" },
       h("div", { class: "inline" }, h("label", { class: "check" }, allowDeviations, " allow deviations"), field("Settle (s)", settle), field("Curves", curves), run, cancel),
       said,
-      list,
-      h("h3", null, "Deviations"),
-      deviations.el,
     ),
+    // the results above the list of checks, so a run's rows are seen without scrolling
     h(
       "div",
       { class: "evaluate-results" },
@@ -53,15 +84,22 @@ export function create(ctx) {
       downloads,
       h("table", { class: "grid results" }, h("thead", null, h("tr", null, ["check", "title", "verdict", "detail", "notes", "frames"].map((t) => h("th", null, t)))), rows),
     ),
+    h("div", { class: "evaluate-checks" }, list, h("h3", null, "Deviations"), deviations.el),
   );
   const pane = createPane("evaluate", "Evaluate", render);
 
-  allowDeviations.addEventListener("change", renderChecks);
+  allowDeviations.addEventListener("change", () => {
+    renderChecks();
+    remember();
+  });
+  settle.addEventListener("change", remember);
+  curves.addEventListener("change", remember);
   list.addEventListener("change", (event) => {
     const { set, in: member } = event.target.dataset ?? {};
     const boxes = (name) => [...list.querySelectorAll(`input[data-check][data-in='${name}']:not(:disabled)`)];
     if (set) for (const box of boxes(set)) box.checked = event.target.checked;
     if (member) list.querySelector(`input[data-set='${member}']`).checked = boxes(member).every((b) => b.checked);
+    remember();
   });
 
   function chosen() {
@@ -125,7 +163,7 @@ export function create(ctx) {
     for (const r of answer.results) results.set(r.id, r);
     progress.max = answer.results.length || 1;
     progress.value = answer.results.length;
-    progressText.textContent = `${answer.results.length} of ${answer.results.length}, started ${answer.started}`;
+    progressText.textContent = `${answer.results.length} of ${answer.results.length}, started ${answer.started ? dateTime(Date.parse(answer.started)) : "?"}`;
     const s = answer.summary;
     replace(
       summary,
@@ -160,9 +198,9 @@ export function create(ctx) {
           h("td", null, id),
           h("td", null, r.title),
           h("td", null, h("span", { class: `badge verdict-${r.verdict}` }, r.verdict.replace("_", " "))),
-          h("td", { class: "wrap" }, r.detail),
-          h("td", { class: "wrap" }, r.notes.join("\n")),
-          h("td", null, frames),
+          h("td", { class: `wrap detail${r.detail ? "" : " muted"}`, dataset: { detail: "" } }, detailOf(r)),
+          h("td", { class: "wrap notes" }, r.notes.join("\n")),
+          h("td", { class: "frames" }, frames),
         );
       }),
     );
@@ -174,7 +212,8 @@ export function create(ctx) {
       if (!bySet.has(c.set)) bySet.set(c.set, []);
       bySet.get(c.set).push(c);
     }
-    const previous = new Set(chosen());
+    const restored = !list.children.length && remembered?.checks?.length;
+    const previous = new Set(restored ? remembered.checks : chosen());
     const first = previous.size === 0;
     replace(
       list,

@@ -16,15 +16,22 @@ export function create() {
   const attributes = new Map(); // outstation -> the `attributes` answer last read
   const attributesSaid = message();
   const readAttributes = h("button", { type: "button", dataset: { op: "attributes" } }, "Read device attributes");
-  readAttributes.addEventListener("click", () => {
-    const name = state.selected;
+  const readFrom = (name) =>
     act(readAttributes, attributesSaid, async () => {
       const answer = await call("attributes", {}, name);
       attributes.set(name, answer);
       render();
       return answer.answered ? `${name}: ${answer.attributes.length} attributes` : `${name}: none given`;
     });
-  });
+  readAttributes.addEventListener("click", () => readFrom(state.selected));
+  // The identity is read once by itself when the Overview first shows a connected outstation
+  // (never for a manual one: it sends nothing it was not asked to).
+  const asked = new Set();
+  function readOnce(entry) {
+    if (entry.manual || entry.state !== "connected" || asked.has(entry.name) || attributes.has(entry.name)) return;
+    asked.add(entry.name);
+    readFrom(entry.name);
+  }
 
   function attributesCard(name) {
     const answer = attributes.get(name);
@@ -50,11 +57,13 @@ export function create() {
       act(button, said, async () => {
         await call(op, {}, name);
         return `${name}: ${text}`;
-      });
+      }).then(() => pane.visible && render());
     });
     return button;
   }
-  const buttons = h("div", { class: "buttons" }, action("Connect", "connect", "connected"), action("Disconnect", "disconnect", "disconnected"), action("Remove", "remove", "removed"));
+  const connect = action("Connect", "connect", "connected");
+  const disconnect = action("Disconnect", "disconnect", "disconnected");
+  const buttons = h("div", { class: "buttons" }, connect, disconnect, action("Remove", "remove", "removed"));
 
   function render() {
     const entry = outstationStatus(state.selected);
@@ -67,9 +76,14 @@ export function create() {
     const byType = Object.fromEntries(POINT_TYPES.map((t) => [t, 0]));
     let reported = 0;
     for (const row of s.points.values()) {
+      if (!row.reported) continue;
       byType[row.type] = (byType[row.type] ?? 0) + 1;
-      if (row.reported) reported += 1;
+      reported += 1;
     }
+    connect.disabled = entry.state !== "disconnected";
+    connect.title = connect.disabled ? `already ${entry.state}` : "";
+    disconnect.disabled = entry.state === "disconnected";
+    readOnce(entry);
     const lastEvent = s.events.length ? s.events[s.events.length - 1] : null;
     replace(
       pane.el,
@@ -79,6 +93,7 @@ export function create() {
         card(
           "Connection",
           h("p", { class: "state-line" }, lamp({ connected: "on", connecting: "busy" }[entry.state] ?? "off", entry.state), ` ${entry.state}`),
+          nameplate(attributes.get(entry.name)),
           facts([
             ["address", `${entry.host}:${entry.port}${entry.tls ? " (TLS)" : ""}`],
             ["link addresses", `master ${entry.master_address} → outstation ${entry.outstation_address}`],
@@ -95,12 +110,15 @@ export function create() {
         attributesCard(entry.name),
         card(
           "Requests by outcome",
-          facts([...OUTCOMES.map((o) => [o, String(s.counts[o] ?? 0)]), ["unsolicited responses", String(s.unsolicited)]]),
-          h("p", { class: "muted" }, "Counted since this page opened."),
+          h("div", { dataset: { counts: "" } }, facts([...OUTCOMES.map((o) => [o, String(s.counts[o] ?? 0)]), ["unsolicited responses", String(s.unsolicited)]])),
+          h("p", { class: "muted" }, s.countedByService ? "Counted by the service since it started." : "Counted since this page opened."),
         ),
         card(
           "Points by type",
-          facts([...POINT_TYPES.filter((t) => byType[t]).map((t) => [t, String(byType[t])]), ["reported", `${reported} of ${s.points.size}`]]),
+          reported
+            ? h("div", { dataset: { pointsRead: String(reported) } }, facts(POINT_TYPES.filter((t) => byType[t]).map((t) => [t, String(byType[t])])))
+            : h("p", { class: "muted", dataset: { pointsRead: "0" } }, "Nothing read yet."),
+          h("p", { class: "muted" }, `${reported} points read${s.profile ? ` of ${s.points.size} the profile names` : ""}.`),
         ),
         card("Events", facts([["held", String(s.events.length)], ["latest", lastEvent ? dateTime(lastEvent.received ?? lastEvent.time_ms) : "none"]])),
         card(
@@ -153,5 +171,26 @@ export function facts(pairs) {
     "dl",
     { class: "facts" },
     pairs.map(([k, v]) => [h("dt", null, k), h("dd", null, v)]),
+  );
+}
+
+// The device's identity at a glance (group 0 attributes of set 0), when read.
+const NAMEPLATE = [
+  ["maker", "vendor_name"],
+  ["model", "product_name"],
+  ["serial", "serial_number"],
+  ["firmware", "software_version"],
+  ["hardware", "hardware_version"],
+];
+
+function nameplate(answer) {
+  if (!answer?.answered) return null;
+  const byKey = new Map(answer.attributes.filter((a) => a.set === 0).map((a) => [a.key, a.text]));
+  const known = NAMEPLATE.filter(([, key]) => byKey.has(key));
+  if (!known.length) return null;
+  return h(
+    "p",
+    { class: "nameplate", dataset: { nameplate: "" } },
+    known.map(([label, key]) => h("span", { dataset: { plate: key } }, h("small", null, `${label} `), byKey.get(key))),
   );
 }
