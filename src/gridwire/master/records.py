@@ -192,7 +192,7 @@ class OutstationStatus:
     last_error: str | None
     schedules: dict[str, float]
     deviations: dict[str, Any]
-    # Exchanges by outcome and unsolicited responses since the service started (D140).
+    # Exchanges by outcome and unsolicited responses since the service started (D139).
     counts: dict[str, int] = field(default_factory=dict)
 
 
