@@ -106,3 +106,16 @@ class Watched:
         path = ARTIFACTS / f"{name}.png"
         self.page.screenshot(path=str(path), full_page=False)
         return path
+
+
+def watched_context(browser: Browser, **options: Any) -> Iterator[Watched]:
+    """A fresh browser context at :data:`VIEWPORT` (with ``options``, as Playwright's
+    new_context takes them), its page watched; closed when the generator ends (a fixture's
+    ``yield from``)."""
+    context = browser.new_context(viewport=VIEWPORT, **options)  # type: ignore[arg-type]
+    watched = Watched(context.new_page())
+    watched.attach()
+    try:
+        yield watched
+    finally:
+        context.close()

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.console.browser import VIEWPORT, Watched, launch
+from tests.console.browser import Watched, launch, watched_context
 from tests.console.pages import TOKEN
 from tests.console.site import Site, console_site
 
@@ -30,10 +30,4 @@ def site() -> Iterator[Site]:
 
 @pytest.fixture
 def watched(browser: Browser) -> Iterator[Watched]:
-    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)  # type: ignore[arg-type]
-    watched = Watched(context.new_page())
-    watched.attach()
-    try:
-        yield watched
-    finally:
-        context.close()
+    yield from watched_context(browser, accept_downloads=True)

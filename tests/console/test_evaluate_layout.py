@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tests.console.browser import VIEWPORT, Watched
+from tests.console.browser import Watched, watched_context
 from tests.console.pages import WAIT_MS, open_console, publish_check
 from tests.console.site import Site
 
@@ -31,13 +31,7 @@ NOTES = [
 
 @pytest.fixture
 def far(browser: Browser) -> Iterator[Watched]:
-    context = browser.new_context(viewport=VIEWPORT, timezone_id=ZONE)  # type: ignore[arg-type]
-    watched = Watched(context.new_page())
-    watched.attach()
-    try:
-        yield watched
-    finally:
-        context.close()
+    yield from watched_context(browser, timezone_id=ZONE)
 
 
 def test_choice_is_remembered_and_rows_read_well(far: Watched, site: Site) -> None:
