@@ -251,8 +251,17 @@ def test_der_readings_name_a_state_once(watched: Watched, site: Site) -> None:
     nameplate = der_call(site, "der.read", group="Nameplate")["points"]
     binary = next(p for p in nameplate if p["type"] == "bi" and p["state"])
     page = open_console(watched, site, "der", "der")
-    cell = page.locator(f".der-points tr[data-key='bi:{binary['index']}'] td").nth(2)
-    cell.wait_for(timeout=WAIT_MS)
+    key = f"bi:{binary['index']}"
+    cell = page.locator(f".der-points tr[data-key='{key}'] td").nth(2)
+    # The row may first show the bit alone, until the profile's state names arrive (the
+    # page asks for the profile after the readings): wait for the state's name, then hold
+    # the cell to it exactly, "Supported", never "true Supported".
+    page.wait_for_function(
+        "([key, text]) => document.querySelector(`.der-points tr[data-key='${key}'] td:nth-child(3)`)"
+        "?.textContent === text",
+        arg=[key, binary["state"]],
+        timeout=WAIT_MS,
+    )
     assert cell.inner_text() == binary["state"]  # not "true Supported"
     assert cell.get_attribute("title") == f"as transmitted: {str(binary['raw']).lower()}"
     watched.shot("der-der-readings-state-once")
