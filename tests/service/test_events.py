@@ -20,6 +20,7 @@ import orjson
 import pytest
 
 from gridwire.master.bus import BACKLOG_LIMIT, EventBus, Subscriber
+from gridwire.transports.events import accepted
 from tests.service.harness import Running, outstation, running_service
 from tests.service.sockets import cut_within
 from tests.support.peers import yadnp3_outstation
@@ -192,3 +193,18 @@ async def test_a_quiet_stream_gets_keepalive_comments_and_stays_open() -> None:
     assert ("exchange", None) not in events
     exchange = next(data for name, data in events if name == "exchange")
     assert exchange["outstation"] == "y" and exchange["exchange"]["function"] == "READ"
+
+
+async def test_a_write_cancelled_before_it_began_is_closed_not_left_unawaited() -> None:
+    began: list[bytes] = []
+
+    async def write(data: bytes) -> None:
+        began.append(data)
+
+    pending = write(b"x")
+    task = asyncio.ensure_future(accepted(pending, 1.0))
+    await asyncio.sleep(0)  # the task takes its turn: it waits in accepted's first yield
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert began == [] and pending.cr_frame is None  # closed: no "never awaited" warning

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Literal
 
 from gridwire.master.bus import Subscriber
@@ -47,8 +47,14 @@ async def accepted(write: Awaitable[None], idle: float) -> bool:
 
     Every write first lets the event loop turn (as ``wait_for``'s task did): a connection
     answering the lines its client already sent, whose answers fit the write buffer, would
-    otherwise never suspend, and one client's 2000 lines held every other for 150 ms."""
-    await asyncio.sleep(0)
+    otherwise never suspend, and one client's 2000 lines held every other for 150 ms.
+    Cancelled in that turn, the write never began: it is closed, not left unawaited."""
+    try:
+        await asyncio.sleep(0)
+    except asyncio.CancelledError:
+        if isinstance(write, Coroutine):
+            write.close()
+        raise
     try:
         async with asyncio.timeout(idle):
             await write
