@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,8 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.net import free_port, wait_listening
+from tests.support.net import free_port
 from tests.support.processes import running
+from tests.support.waiting import eventually
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -115,14 +117,31 @@ def _start(block: Block, folder: Path, env: dict[str, str], stack: ExitStack) ->
     for number, line in enumerate(block.text.splitlines()):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        log = stack.enter_context((folder / f"background-{block.line}-{number}.log").open("w"))
+        path = folder / f"background-{block.line}-{number}.log"
+        log = stack.enter_context(path.open("w"))
         proc = stack.enter_context(
             running(["bash", "-c", f"exec {line}"], cwd=folder, env=env, stdout=log, stderr=log)
         )
         bind = BIND.search(line)
         assert bind is not None, f"README.md:{block.line}: no --bind 127.0.0.1:$PORT in {line}"
-        wait_listening(int(env[bind.group(1)]), timeout=20)
-        assert proc.poll() is None, f"README.md:{block.line}: {line} ended"
+        port = int(env[bind.group(1)])
+        up = _started(proc, port)
+        said = path.read_text(errors="replace")[-2000:]
+        assert proc.poll() is None, f"README.md:{block.line}: {line} ended: {said}"
+        assert up, f"README.md:{block.line}: {line} not listening after 60 s: {said}"
+
+
+def _started(proc: subprocess.Popen[str], port: int) -> bool:
+    """Whether ``proc`` listens on ``port`` within 60 s (False at once when it ended)."""
+    return eventually(lambda: proc.poll() is not None or _listening(port), 60, every=0.1)
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
 
 
 def _run(block: Block, folder: Path, env: dict[str, str]) -> None:
