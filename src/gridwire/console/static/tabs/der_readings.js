@@ -186,9 +186,13 @@ export function createReadings() {
       const live = s.points.get(key);
       if (!r || !live) continue;
       const raw = typeof live.value === "boolean" ? live.value : Number(live.value);
+      const same = r.raw === live.value;
       r.raw = live.value;
       r.value = typeof raw === "number" && r.multiplier !== null ? raw * r.multiplier : raw;
-      r.state = live.enumeration?.find((e) => e.value === Number(live.value))?.name ?? null;
+      // Named by the profile's enumeration; before the profile has come, a value that did not
+      // change keeps the name der.read gave it.
+      if (live.enumeration) r.state = live.enumeration.find((e) => e.value === Number(live.value))?.name ?? null;
+      else if (!same) r.state = null;
       r.flags = live.flags;
       r.quality = quality(live.flags);
       r.seen = Date.now();
