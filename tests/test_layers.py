@@ -22,6 +22,7 @@ LAYERS = (
     "dnp3",  # the sans-IO protocol core
     "net",  # binding, sockets, HTTP serving, limits, origin, token, TLS files
     "capture",
+    "channels",  # TCP, TLS, serial, UDP; several outstations on one channel
     "master",
     "outstation",
     "der",  # the IEEE 1815.2 point map
@@ -31,8 +32,10 @@ LAYERS = (
     "evaluate",
     "sep2",
     "operations",  # declarations, table, dispatch, OpenAPI
+    "gateway",  # 2030.5 DER controls applied to a 1815.2 DER
     "console",  # the page's static files
     "transports",  # HTTP, the line service, event streams
+    "cluster",  # workers and fronts on NATS
     "service",  # the process: configuration, runner
     "cli",
     "__main__",
