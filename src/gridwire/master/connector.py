@@ -5,6 +5,11 @@ failed connect or a disconnect), disconnecting, closing for good.
 The :class:`Connector` hands the connection to the session's :class:`Wire` and tells the
 session through two callbacks: ``on_up()`` once a connection is made (before its first
 octets are delivered) and ``on_down()`` once it ended.
+
+An outstation that closes the connection itself leaves ``last_error`` saying so and how long
+the connection lasted ("closed by the outstation 0.0 s after connecting"); it stays through the
+reconnections that follow until a connection brings octets, and is logged at most once a
+minute (DESIGN D140).
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from gridwire.master.wire import Wire
 from gridwire.process.clock import Clock
 
 log = logging.getLogger("gridwire.master.session")
+
+CLOSED_LOG_EVERY = 60.0  # seconds between two log lines of an outstation closing on us
 
 State = Literal["connecting", "connected", "disconnected"]
 
@@ -48,6 +55,10 @@ class Connector:
         self._on_down = on_down
         self.state: State = "disconnected"
         self.last_error: str | None = None
+        self._opened_at = 0.0  # monotonic time of the latest connection
+        self._closed_by_peer: str | None = None  # kept until a connection brings octets
+        self._closed_logged_at: float | None = None
+        self._closed_unlogged = 0
         # (master, outstation) ends of the latest connection, for captures.
         self.endpoints: tuple[Endpoint, Endpoint] | None = None
         self.up = asyncio.Event()  # set while connected
@@ -99,7 +110,7 @@ class Connector:
                 s.host,
                 s.port,
                 tls=s.tls,
-                on_data=self._on_data,
+                on_data=self._data,
                 on_lost=lost,
                 within=min(CONNECT_TIMEOUT, max(s.response_timeout, 1.0)),
             )
@@ -114,15 +125,42 @@ class Connector:
         self.wire.attach(conn)
         self.up.set()
         self.state = "connected"
-        self.last_error = None
+        self._opened_at = self.clock.monotonic()
+        self.last_error = self._closed_by_peer
         self.endpoints = (conn.local, conn.remote)
         self._on_up()
         conn.start()
+
+    def _data(self, data: bytes) -> None:
+        if self._closed_by_peer is not None:
+            self._closed_by_peer = self.last_error = None
+        self._on_data(data)
+
+    def _closed_by_outstation(self) -> str:
+        """What ``last_error`` says of a connection the outstation closed; logged at most
+        once every CLOSED_LOG_EVERY seconds, with how many times it happened unlogged."""
+        now = self.clock.monotonic()
+        said = f"closed by the outstation {now - self._opened_at:.1f} s after connecting"
+        self._closed_by_peer = said
+        if self._closed_logged_at is not None and now - self._closed_logged_at < CLOSED_LOG_EVERY:
+            self._closed_unlogged += 1
+            return said
+        more = (
+            f" ({self._closed_unlogged} more times since the last report)"
+            if self._closed_unlogged
+            else ""
+        )
+        log.warning("outstation %s: connection %s%s", self.name, said, more)
+        self._closed_logged_at = now
+        self._closed_unlogged = 0
+        return said
 
     def lost(self, conn: Connection, reason: str | None) -> None:
         """The connection ``conn`` ended (or is being closed by us)."""
         if self.wire.connection is not conn:
             return
+        if reason is None and not self._closing:
+            reason = self._closed_by_outstation()
         self.wire.detach()
         self.up.clear()
         self.state = "disconnected"

@@ -219,6 +219,11 @@ class Session:
     def last_error(self) -> str | None:
         return self.connector.last_error
 
+    def _not_connected(self) -> ConnectionFailed:
+        """Not connected, and why when the connector knows (D140)."""
+        why = f" ({self.last_error})" if self.last_error else ""
+        return ConnectionFailed(f"outstation {self.name} is not connected{why}")
+
     @property
     def endpoints(self) -> tuple[Endpoint, Endpoint] | None:
         """(master, outstation) ends of the latest connection, for captures."""
@@ -350,13 +355,13 @@ class Session:
             task = _current_task.get()
         self.wire.admit(function)  # the wire's gate, before a turn or a sequence number
         if not self.connected:
-            raise ConnectionFailed(f"outstation {self.name} is not connected")
+            raise self._not_connected()
         hook = self.command_hook
         if hook is not None and function in CONTROL_FUNCTIONS and not callable(body):
             await hook(function, body)
         async with self.hold.turn(self._lock, own=task is None):
             if not self.connected:
-                raise ConnectionFailed(f"outstation {self.name} is not connected")
+                raise self._not_connected()
             return await self._exchange(function, body, task, broadcast)
 
     async def _exchange(
