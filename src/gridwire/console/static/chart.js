@@ -16,13 +16,13 @@ export function svg(tag, attrs = {}, ...children) {
 const fmt = (n) => String(Number(n.toPrecision(5)));
 
 const pad2 = (n) => String(n).padStart(2, "0");
-const hms = (ms) => {
+export const hms = (ms) => {
   const d = new Date(ms);
   return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
 };
 
 // About four ticks at a round step (1 s .. 1 h) between t0 and t1.
-function timeTicks(t0, t1) {
+export function timeTicks(t0, t1) {
   const steps = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600].map((s) => s * 1000);
   const step = steps.find((s) => (t1 - t0) / s <= 4) ?? steps[steps.length - 1];
   const ticks = [];

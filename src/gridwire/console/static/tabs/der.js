@@ -1,4 +1,5 @@
-// DER (outstations with a profile): nameplate and monitoring, live, with a trend; functions
+// DER (outstations with a profile): nameplate and monitoring, with a trend; the live screen
+// (tiles, sparklines, the curve with the operating point); functions
 // with their enable switch and settings; the curve and its editor; the Device Profile. Each
 // part is read when first shown for an outstation, and again on its "Read again".
 
@@ -6,11 +7,13 @@ import { h, replace } from "../dom.js";
 import { createCurve } from "./der_curve.js";
 import { createDocument } from "./der_document.js";
 import { createFunctions } from "./der_functions.js";
+import { createLive } from "./der_live.js";
 import { createReadings } from "./der_readings.js";
 import { createPane, profiledOutstation } from "./pane.js";
 
 const PARTS = [
   ["readings", "Nameplate and monitoring", createReadings],
+  ["live", "Live", createLive],
   ["functions", "Functions", createFunctions],
   ["curve", "Curve", createCurve],
   ["document", "Device Profile", createDocument],
@@ -64,7 +67,7 @@ export function create() {
           said.textContent = `${error.kind ?? "error"}: ${error.message}`;
         },
       );
-    }
+    } else shown.shown?.(); // a live part left unseen polls again when it is seen again
   }
   return pane;
 }
