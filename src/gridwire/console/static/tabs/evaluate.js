@@ -10,12 +10,15 @@ import { deviationsPanel } from "../deviations.js";
 import { REPORT_FORMATS, downloadReport } from "../report.js";
 import { dateTime } from "../format.js";
 import { on, state } from "../store.js";
+import { createGrid } from "./evaluate_grid.js";
 import { createPane, profiledOutstation } from "./pane.js";
 
 export const needs = ["checks", "evaluate", "evaluation", "cancel_evaluation", "report"];
 
-// The choice of checks, settle, curves and deviations, kept across reloads.
+// The choice of checks, settle, curves and deviations, kept across reloads; and whether the
+// results are shown as a grid or a table.
 const SAVED = "gridwire.evaluate";
+const VIEW = "gridwire.evaluate.view";
 
 function saved() {
   try {
@@ -65,6 +68,39 @@ export function create(ctx) {
   const summary = h("div", { class: "summary" });
   const downloads = h("div", { class: "buttons downloads" });
   const rows = h("tbody");
+  const grid = createGrid({ go: ctx.go, rerun: (ids) => runChecks(ids), busy: () => running !== null });
+  const table = h("table", { class: "grid results" }, h("thead", null, h("tr", null, ["check", "title", "verdict", "detail", "notes", "frames"].map((t) => h("th", null, t)))), rows);
+  const views = h(
+    "div",
+    { class: "segments result-views", role: "group", "aria-label": "results as" },
+    [["table", "Table"], ["grid", "Grid"]].map(([id, label]) => h("button", { type: "button", class: "segment", dataset: { view: id } }, label)),
+  );
+  let view = "table";
+  try {
+    view = window.localStorage.getItem(VIEW) === "grid" ? "grid" : "table";
+  } catch {
+    // storage refused: the table
+  }
+  function showView() {
+    table.hidden = view !== "table";
+    grid.el.hidden = view !== "grid";
+    for (const b of views.children) {
+      b.classList.toggle("chosen", b.dataset.view === view);
+      b.setAttribute("aria-pressed", String(b.dataset.view === view));
+    }
+  }
+  views.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-view]");
+    if (!button) return;
+    view = button.dataset.view;
+    try {
+      window.localStorage.setItem(VIEW, view);
+    } catch {
+      // the choice lasts this page only
+    }
+    showView();
+  });
+  showView();
   const deviations = deviationsPanel({ locked: () => running !== null });
   const layoutEl = h(
     "div",
@@ -79,10 +115,11 @@ export function create(ctx) {
     h(
       "div",
       { class: "evaluate-results" },
-      h("div", { class: "inline" }, progress, progressText),
+      h("div", { class: "inline" }, progress, progressText, views),
       summary,
       downloads,
-      h("table", { class: "grid results" }, h("thead", null, h("tr", null, ["check", "title", "verdict", "detail", "notes", "frames"].map((t) => h("th", null, t)))), rows),
+      grid.el,
+      table,
     ),
     h("div", { class: "evaluate-checks" }, list, h("h3", null, "Deviations"), deviations.el),
   );
@@ -106,9 +143,11 @@ export function create(ctx) {
     return [...list.querySelectorAll("input[data-check]:checked:not(:disabled)")].map((b) => b.dataset.check);
   }
 
-  run.addEventListener("click", () => {
+  run.addEventListener("click", () => runChecks(chosen()));
+
+  // An evaluation of `ids` with the settle, curves and deviations chosen above.
+  function runChecks(ids) {
     const name = state.selected;
-    const ids = chosen();
     if (!ids.length) {
       said.className = "msg error";
       said.textContent = "choose at least one check";
@@ -127,7 +166,7 @@ export function create(ctx) {
         stopped();
       }
     });
-  });
+  }
   cancel.addEventListener("click", () =>
     act(cancel, said, async () => {
       const answer = await call("cancel_evaluation", {}, running);
@@ -156,6 +195,7 @@ export function create(ctx) {
     run.disabled = false;
     cancel.disabled = true;
     deviations.render();
+    renderRows();
   }
 
   function finish(answer) {
@@ -187,6 +227,7 @@ export function create(ctx) {
     const order = checks.length ? checks.map((c) => c.id) : [...results.keys()];
     const shown = order.filter((id) => results.has(id));
     for (const id of results.keys()) if (!shown.includes(id)) shown.push(id);
+    grid.render(shown.map((id) => results.get(id)));
     replace(
       rows,
       shown.map((id) => {
