@@ -9,6 +9,7 @@ import { decodeFragment, decodeFrame, frameSummary } from "../dnp3.js";
 import { on, outstationStatus, state, station } from "../store.js";
 import { VirtualRows, put } from "../vtable.js";
 import { clearButton, createPane, noOutstation } from "./pane.js";
+import { createLadder } from "./traffic_ladder.js";
 
 const LAYER_NAMES = { link: "link header", crc: "link CRC", transport: "transport", app: "application header", objects: "objects", unread: "not read" };
 
@@ -97,9 +98,28 @@ export function create() {
     },
     onPick: (f) => showFrame(f),
   });
-  const bar = h("div", { class: "toolbar" }, dir, filter, appLabel, pause, clear, save, rangeNote, count, said);
-  const split = h("div", { class: "traffic" }, table.el, detail);
-  const pane = createPane("traffic", "Traffic", render, ["frames"]);
+  // The frames as a list, or as a ladder between the master's and the outstation's lanes.
+  let asLadder = false;
+  const ladder = createLadder({ onPick: (f) => showFrame(f) });
+  ladder.el.hidden = true;
+  const views = h("div", { class: "segments traffic-views", role: "group", "aria-label": "frames as" }, [["list", "List"], ["ladder", "Ladder"]].map(([id, label]) => h("button", { type: "button", class: `segment${id === "list" ? " chosen" : ""}`, dataset: { view: id }, "aria-pressed": String(id === "list") }, label)));
+  views.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-view]");
+    if (!button) return;
+    asLadder = button.dataset.view === "ladder";
+    for (const b of views.children) {
+      b.classList.toggle("chosen", b === button);
+      b.setAttribute("aria-pressed", String(b === button));
+    }
+    table.el.hidden = asLadder;
+    ladder.el.hidden = !asLadder;
+    split.classList.toggle("ladder-mode", asLadder);
+    appLabel.hidden = asLadder; // the ladder draws application fragments only
+    render();
+  });
+  const bar = h("div", { class: "toolbar" }, views, dir, filter, appLabel, pause, clear, save, rangeNote, count, said);
+  const split = h("div", { class: "traffic" }, table.el, ladder.el, detail);
+  const pane = createPane("traffic", "Traffic", render, ["frames", "exchange"]);
   pane.el.append(bar, split);
 
   dir.addEventListener("change", () => {
@@ -168,6 +188,10 @@ export function create() {
   }
 
   function showFrame(f) {
+    if (asLadder && shownFrame !== f) {
+      shownFrame = f;
+      render(); // the ladder marks the message picked
+    }
     shownFrame = f;
     const decoded = decodeFrame(f.hex);
     let { layers } = decoded;
@@ -233,14 +257,15 @@ export function create() {
       if (direction !== "all" && f.direction !== direction) continue;
       if (range && (f.id < range.from || f.id > range.to)) continue;
       if (words.length && !matches(f, words)) continue;
-      if (appOnly && !opensFragment(f)) continue;
+      if (appOnly && !asLadder && !opensFragment(f)) continue;
       shown.push(f);
       if (f === shownFrame) keeps = true;
     }
     // The pane never keeps a frame the list no longer shows.
     if (shownFrame && !keeps) forget();
     count.textContent = `${shown.length} of ${frames.length}${paused ? " (paused)" : ""}`;
-    table.setItems(shown);
+    if (asLadder) ladder.render(shown, shownFrame, entry.name);
+    else table.setItems(shown);
   }
 
   // Summaries are made as frames arrive, a slice at a time when the page is idle, so the
