@@ -92,6 +92,7 @@ async def open_service(
         allow_control=config.allow_control,
         capture=config.capture,
         profiles=ProfileLoader(config.tables),
+        trace_budget=config.trace_budget,
     )
     service = Service(
         master, table, device_profile=config.device_profile, state_dir=config.state_dir
