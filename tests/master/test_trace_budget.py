@@ -74,9 +74,10 @@ async def test_trace_and_capture_say_how_many_frames_were_dropped(kind: str) -> 
     # keeps two small frames at most, so the first ones are gone and are counted.
     budget = 300
     with yadnp3_outstation(points=2) as peer:
-        async with running_service(
-            outstations=[outstation(peer.port)], trace_budget=budget
-        ) as running, transport(kind, running) as api:
+        async with (
+            running_service(outstations=[outstation(peer.port)], trace_budget=budget) as running,
+            transport(kind, running) as api,
+        ):
             ok(await api.call("idle", "y"))
             for _ in range(3):
                 ok(await api.call("scan", "y", kind="integrity"))
