@@ -67,8 +67,10 @@ async def running_service(
     table: OperationTable | None = None,
     limits: Limits | None = None,
     state_dir: Path | None = None,
+    trace_budget: int | None = None,
 ) -> AsyncIterator[Running]:
-    master = Master(allow_control=allow_control, profiles=ProfileLoader(None))
+    budget = {} if trace_budget is None else {"trace_budget": trace_budget}
+    master = Master(allow_control=allow_control, profiles=ProfileLoader(None), **budget)
     service = Service(master, table, idle=idle, keepalive=keepalive, state_dir=state_dir)
     http = HttpServer(service, listening_socket("127.0.0.1", free_port()), token, limits)
     line = LineServer(service, "127.0.0.1", free_port(), limits=limits)

@@ -66,9 +66,14 @@ def test_config_prints_a_complete_configuration_that_loads_back(tmp_path: Path) 
     config = orjson.loads(printed.stdout)
     assert set(config) == {
         "allow_control", "outstations", "connect_wait", "tables", "device_profile", "capture",
-        "state_dir", "log_file", "log_level", "console", "serve", "evaluate",
+        "state_dir", "trace_budget", "log_file", "log_level", "console", "serve", "evaluate",
     }  # fmt: skip
     assert config["state_dir"] is None
+    assert config["trace_budget"] == 256 * 1024 * 1024
+    budget = run_cli("config", "--trace-budget", "64MiB")
+    assert orjson.loads(budget.stdout)["trace_budget"] == 64 * 1024 * 1024
+    refused = run_cli("config", "--trace-budget", "lots")
+    assert refused.returncode != 0 and "--trace-budget 'lots' is not a size" in refused.stderr
     assert orjson.loads(run_cli("config", "--state-dir", "/srv/j").stdout)["state_dir"] == "/srv/j"
     assert config["console"] == {"bind": "127.0.0.1:8815", "token": None, "new_token": True}
     assert config["serve"] == {"bind": "127.0.0.1:8816"}

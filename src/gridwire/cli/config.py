@@ -22,7 +22,13 @@ from pydantic import ValidationError
 
 from gridwire.errors import ConfigError
 from gridwire.net.binding import parse_bind
-from gridwire.service.config import CONSOLE_PORT, SERVE_PORT, ServiceConfig, load_config
+from gridwire.service.config import (
+    CONSOLE_PORT,
+    SERVE_PORT,
+    ServiceConfig,
+    load_config,
+    parse_size,
+)
 
 Mode = Literal["console", "serve", "config"]
 
@@ -100,6 +106,11 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
         help="allow operations that command an outstation",
     )
     add("--capture", metavar="FILE", help="write every frame to a pcap file")
+    add(
+        "--trace-budget",
+        metavar="SIZE",
+        help="memory every outstation's trace keeps together, e.g. 64MiB (256MiB)",
+    )
     add("--log-file", metavar="FILE", help="log here rather than to standard error")
     add("--log-level", metavar="LEVEL", help="DEBUG, INFO (default), WARNING or ERROR")
 
@@ -197,6 +208,11 @@ def config_from_args(args: argparse.Namespace, mode: Mode) -> ServiceConfig:
             data[field] = Path(text)
     if args.connect_wait is not None:
         data["connect_wait"] = _seconds("--connect-wait", args.connect_wait)
+    if args.trace_budget is not None:
+        try:
+            data["trace_budget"] = parse_size(args.trace_budget)
+        except ValueError as exc:
+            raise ConfigError(f"--trace-budget {exc}") from None
     if args.log_level is not None:
         level = args.log_level.upper()
         if level not in _LEVELS:

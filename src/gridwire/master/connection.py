@@ -5,11 +5,14 @@ callback (the connection's single receive path: asyncio calls the protocol's
 ``buffer_updated`` on the loop, with no task switch per chunk); the end of the connection is
 reported once to ``on_lost``. Writes go straight to the transport.
 
-The protocol is an :class:`asyncio.BufferedProtocol`: the transport reads into one buffer
-the connection keeps, and each chunk is copied out as ``bytes`` of its own size. A plain
-protocol makes asyncio allocate 256 KiB for every read, which glibc serves with mmap,
-mremap and munmap (three system calls and a page fault per chunk: one chunk per fragment
-of a multi-fragment response).
+The protocol is an :class:`asyncio.BufferedProtocol`: the transport reads into a buffer,
+and each chunk is copied out as ``bytes`` of its own size. A plain protocol makes asyncio
+allocate 256 KiB for every read, which glibc serves with mmap, mremap and munmap (three
+system calls and a page fault per chunk: one chunk per fragment of a multi-fragment
+response). The buffer is one per thread, shared by every connection its loop reads (DESIGN
+D150): asyncio asks for it, reads into it and hands it back in one synchronous step, and the
+chunk is copied out before the step ends, so no two connections ever hold it at once; an
+outstation at rest keeps no receive buffer of its own.
 
 Octets that arrive before the session has taken the connection (an outstation may send its
 first unsolicited response the moment it accepts) are held until :meth:`Connection.start`.
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+import threading
 from collections.abc import Callable
 
 from gridwire.errors import BadParameter, ConnectionFailed
@@ -51,6 +55,16 @@ def check_tls(tls: TlsSettings) -> None:
         raise BadParameter(str(exc)) from None
 
 
+class _SharedBuffer(threading.local):
+    """The receive buffer of this thread's connections (see the module's notes)."""
+
+    def __init__(self) -> None:
+        self.view = memoryview(bytearray(RECEIVE_BUFFER))
+
+
+_SHARED = _SharedBuffer()
+
+
 class _Protocol(asyncio.BufferedProtocol):
     def __init__(
         self, on_data: Callable[[bytes], None], on_lost: Callable[[str | None], None]
@@ -58,14 +72,13 @@ class _Protocol(asyncio.BufferedProtocol):
         self._on_data = on_data
         self._on_lost = on_lost
         self._held: list[bytes] | None = []
-        self._buffer = memoryview(bytearray(RECEIVE_BUFFER))
         self.done = asyncio.get_running_loop().create_future()
 
     def get_buffer(self, sizehint: int) -> memoryview:
-        return self._buffer
+        return _SHARED.view
 
     def buffer_updated(self, nbytes: int) -> None:
-        self.data_received(self._buffer[:nbytes].tobytes())
+        self.data_received(_SHARED.view[:nbytes].tobytes())
 
     def start(self) -> None:
         held, self._held = self._held, None

@@ -62,6 +62,7 @@ from gridwire.master.scans import (
 from gridwire.master.session import CommandHook, Session
 from gridwire.master.settings import OutstationSettings, TaskSettings
 from gridwire.master.trace import DEFAULT_MASTER, DEFAULT_OUTSTATION
+from gridwire.master.trace_budget import DEFAULT_TRACE_BUDGET, TraceBudget
 from gridwire.process.clock import SYSTEM_CLOCK, Clock
 
 ProfileSource = Callable[[str], ControlProfile]
@@ -92,11 +93,14 @@ class Master(OutstationQueries):
         trace_limit: int = 10_000,
         event_limit: int = 10_000,
         profiles: ProfileSource | None = None,
+        trace_budget: int = DEFAULT_TRACE_BUDGET,
     ) -> None:
         self.allow_control = allow_control
         self.clock: Clock = clock or SYSTEM_CLOCK
         self.bus = EventBus()
         self._trace_limit = trace_limit
+        # Every outstation's trace together keeps at most trace_budget bytes (D151).
+        self.trace_budget = TraceBudget(trace_budget)
         self._event_limit = event_limit
         self._profiles = profiles
         self._capture = (
@@ -154,6 +158,7 @@ class Master(OutstationQueries):
             clock=self.clock,
             bus=self.bus,
             trace_limit=self._trace_limit,
+            trace_budget=self.trace_budget,
             event_limit=self._event_limit,
             capture=self._capture,
             name_of=point_map.name_of if point_map is not None else None,
@@ -173,6 +178,7 @@ class Master(OutstationQueries):
         """Close the outstation's connection and forget it."""
         session = self.session(outstation)
         await session.close()
+        session.frames.close()
         self._sessions.pop(outstation, None)
         self._maps.pop(outstation, None)
         self.bus.publish("outstations", {})
@@ -395,6 +401,12 @@ class Master(OutstationQueries):
 
     def trace(self, outstation: str, after: int = 0) -> list[FrameRecord]:
         return self.session(outstation).frames.after(after)
+
+    def trace_dropped(self, outstation: str, after: int = 0) -> tuple[int, int]:
+        """Frames with an id above ``after`` no longer kept, and frames the trace dropped for
+        room (its cap or the trace budget) since the outstation was added."""
+        frames = self.session(outstation).frames
+        return frames.gone(after), frames.dropped
 
     def capture(self, outstation: str, after: int = 0) -> CaptureResult:
         """The frames kept as a pcap file (base64), framed as the outstation's connection."""

@@ -118,10 +118,15 @@ class WaitResult:
 
 @dataclass(slots=True)
 class CaptureResult:
-    """``pcap`` is base64 text of a pcap file; ``frames`` how many frames it holds."""
+    """``pcap`` is base64 text of a pcap file; ``frames`` how many frames it holds.
+    ``dropped``: frames with an id above ``after`` no longer kept (dropped for room or
+    cleared); ``dropped_for_room``: frames the outstation's trace dropped to keep within its
+    cap or the master's trace budget since it was added (gridwire's own fields, D151)."""
 
     pcap: str
     frames: int
+    dropped: int = 0
+    dropped_for_room: int = 0
 
 
 @dataclass(slots=True)

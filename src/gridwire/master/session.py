@@ -53,6 +53,7 @@ from gridwire.master.settings import OutstationSettings, TaskSettings
 from gridwire.master.store import EventLog, NameOf, ValueStore, keep, name_objects, no_names
 from gridwire.master.tasks import BY_NAME, TaskContext, TaskRunner
 from gridwire.master.trace import FrameLog
+from gridwire.master.trace_budget import TraceBudget
 from gridwire.master.wire import Wire
 from gridwire.process.clock import Clock, wall_ms
 
@@ -108,6 +109,7 @@ class Session:
         event_limit: int = 10_000,
         capture: RotatingPcapWriter | None = None,
         name_of: NameOf | None = None,
+        trace_budget: TraceBudget | None = None,
     ) -> None:
         self.name = settings.name
         self.settings = settings
@@ -119,7 +121,7 @@ class Session:
             settings.master_address,
             max_request=settings.max_request_fragment,
         )
-        self.frames = FrameLog(trace_limit)
+        self.frames = FrameLog(trace_limit, trace_budget)
         self._named = name_of is not None
         self.store = ValueStore(name_of or no_names)
         self.events = EventLog(event_limit)

@@ -46,6 +46,7 @@ from gridwire.dnp3.link import (
 )
 from gridwire.dnp3.transport import FIN, FIR, SEQ_MASK
 from gridwire.master.records import CaptureResult, FrameRecord
+from gridwire.master.trace_budget import FRAME_OVERHEAD, TraceBudget
 
 _HEADER_FIELDS: Final = struct.Struct("<BBHH")
 
@@ -148,21 +149,38 @@ class FrameLog:
     built at once: it depends on nothing but what is kept.
     """
 
-    __slots__ = ("_next", "_notes", "_raws", "_sent", "_times", "limit")
+    __slots__ = (
+        "_budget",
+        "_bytes",
+        "_next",
+        "_notes",
+        "_raws",
+        "_sent",
+        "_times",
+        "dropped",
+        "limit",
+        "queued",
+    )
 
-    def __init__(self, limit: int = 10_000) -> None:
+    def __init__(self, limit: int = 10_000, budget: TraceBudget | None = None) -> None:
         if limit < 1:
             raise ValueError(f"a frame log holds at least one frame, not {limit}")
         self.limit = limit
-        # Side by side, one entry per frame, of the same bound; ids are consecutive, the
-        # last entry's being last_id. A note is None for a good frame, the reason for
-        # octets received that were not one, or the record of octets written that were
-        # not one good frame (a deviation), which is built at once.
-        self._raws: deque[bytes] = deque(maxlen=limit)
-        self._times: deque[float] = deque(maxlen=limit)
-        self._sent: deque[bool] = deque(maxlen=limit)
-        self._notes: deque[str | FrameRecord | None] = deque(maxlen=limit)
+        # Side by side, one entry per frame; ids are consecutive, the last entry's being
+        # last_id. A note is None for a good frame, the reason for octets received that
+        # were not one, or the record of octets written that were not one good frame (a
+        # deviation), which is built at once.
+        self._raws: deque[bytes] = deque()
+        self._times: deque[float] = deque()
+        self._sent: deque[bool] = deque()
+        self._notes: deque[str | FrameRecord | None] = deque()
         self._next = 1
+        # The process-wide budget (D151): the bytes this log counts against it, and the
+        # frames it dropped for room (its own cap or the budget) since it was made.
+        self._budget = budget
+        self._bytes = 0
+        self.dropped = 0
+        self.queued = False  # the budget's mark
 
     def __len__(self) -> int:
         return len(self._raws)
@@ -172,13 +190,46 @@ class FrameLog:
         """The id of the latest frame logged (0 before any)."""
         return self._next - 1
 
+    @property
+    def first_id(self) -> int:
+        """The id of the oldest frame kept (``last_id + 1`` when none is)."""
+        return self._next - len(self._raws)
+
+    def gone(self, after: int) -> int:
+        """Frames with an id greater than ``after`` that are no longer kept (dropped for
+        room, or forgotten by :meth:`clear`)."""
+        return max(0, self.first_id - 1 - max(after, 0))
+
     def _log(self, raw: bytes, time_ms: float, sent: bool, note: str | FrameRecord | None) -> int:
+        if len(self._raws) >= self.limit:
+            cost = self.drop_oldest()
+            if self._budget is not None:
+                self._budget.released(cost)
         self._raws.append(raw)
         self._times.append(time_ms)
         self._sent.append(sent)
         self._notes.append(note)
         self._next += 1
+        cost = len(raw) + FRAME_OVERHEAD
+        self._bytes += cost
+        if self._budget is not None:
+            self._budget.logged(self, cost)
         return self._next - 1
+
+    def oldest_time(self) -> float | None:
+        """The time of the oldest frame kept, None when none is (for the budget)."""
+        return self._times[0] if self._times else None
+
+    def drop_oldest(self) -> int:
+        """Forget the oldest frame for room (the cap or the budget); its cost in bytes."""
+        raw = self._raws.popleft()
+        self._times.popleft()
+        self._sent.popleft()
+        self._notes.popleft()
+        cost = len(raw) + FRAME_OVERHEAD
+        self._bytes -= cost
+        self.dropped += 1
+        return cost
 
     def log_sent(self, octets: bytes, time_ms: float) -> int:
         """Log octets the master wrote (normally one frame; see the module's note on
@@ -292,7 +343,17 @@ class FrameLog:
         count = len(self._raws)
         for column in (self._raws, self._times, self._sent, self._notes):
             column.clear()
+        if self._budget is not None:
+            self._budget.released(self._bytes)
+        self._bytes = 0
         return count
+
+    def close(self) -> None:
+        """Forget every frame for good (the outstation is removed): its bytes go back to the
+        budget, and its place in the budget's heap is given up."""
+        self.clear()
+        if self._budget is not None:
+            self._budget.closed()
 
     def pcap(
         self,
@@ -311,4 +372,9 @@ class FrameLog:
             for _, raw, time_ms, sent, _ in self._entries(after)
         ]
         data = build_pcap(master, outstation, frames)
-        return CaptureResult(pcap=base64.b64encode(data).decode("ascii"), frames=len(frames))
+        return CaptureResult(
+            pcap=base64.b64encode(data).decode("ascii"),
+            frames=len(frames),
+            dropped=self.gone(after),
+            dropped_for_room=self.dropped,
+        )

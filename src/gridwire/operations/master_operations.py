@@ -283,7 +283,9 @@ MASTER_OPERATIONS: list[Operation[Any]] = [
         "trace",
         params=AfterParams,
         result=TraceResult,
-        handler=lambda c, p: TraceResult(c.master.trace(p.outstation, p.after)),
+        handler=lambda c, p: TraceResult(
+            c.master.trace(p.outstation, p.after), *c.master.trace_dropped(p.outstation, p.after)
+        ),
         summary="The frames sent and received (after: only greater ids)",
     ),
     declare(

@@ -26,9 +26,12 @@ class EventsResult:
 
 @dataclass(slots=True)
 class TraceResult:
-    """The frames sent and received (``trace``)."""
+    """The frames sent and received (``trace``); ``dropped`` and ``dropped_for_room`` as in
+    :class:`~gridwire.master.records.CaptureResult`."""
 
     frames: list[FrameRecord]
+    dropped: int = 0
+    dropped_for_room: int = 0
 
 
 @dataclass(slots=True)

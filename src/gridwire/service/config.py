@@ -5,7 +5,7 @@ them (JSON; ``gridwire config`` prints a complete one) and as flags override the
       "allow_control": false,
       "outstations": [{"name": "feeder", "host": "127.0.0.1", "port": 20000, ...}],
       "connect_wait": null, "tables": null, "device_profile": null, "capture": null,
-      "state_dir": null,
+      "state_dir": null, "trace_budget": 268435456,
       "log_file": null, "log_level": "INFO",
       "console": {"bind": "127.0.0.1:8815", "token": null, "new_token": true},
       "serve": {"bind": "127.0.0.1:8816"},
@@ -20,13 +20,23 @@ Each outstation is the ``add`` operation's parameters (the master's OutstationSe
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from gridwire.errors import ConfigError
 from gridwire.master.settings import OutstationSettings
+from gridwire.master.trace_budget import DEFAULT_TRACE_BUDGET
 from gridwire.net.binding import parse_bind
 
 CONSOLE_PORT = 8815
@@ -34,6 +44,17 @@ SERVE_PORT = 8816
 CONSOLE_BIND = f"127.0.0.1:{CONSOLE_PORT}"
 SERVE_BIND = f"127.0.0.1:{SERVE_PORT}"
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+_SIZE = re.compile(r"\s*(\d+)\s*(|k|kib|m|mib|g|gib)\s*", re.IGNORECASE)
+_UNITS = {"": 0, "k": 10, "kib": 10, "m": 20, "mib": 20, "g": 30, "gib": 30}
+
+
+def parse_size(text: str) -> int:
+    """Bytes from ``123``, ``64KiB``, ``256M``, ``1GiB`` (binary units, any case);
+    ValueError for anything else."""
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise ValueError(f"{text!r} is not a size: bytes, or a number with KiB, MiB or GiB")
+    return int(match.group(1)) << _UNITS[match.group(2).lower()]
 
 
 class _Section(BaseModel):
@@ -95,16 +116,27 @@ class ServiceConfig(_Section):
         description="Where evaluations keep their restore journals (else the user's state "
         "directory)",
     )
+    trace_budget: int = Field(
+        default=DEFAULT_TRACE_BUDGET,
+        ge=0,
+        description="Bytes every outstation's trace keeps together, oldest frames dropped "
+        "first (a number of bytes, or text such as 256MiB)",
+    )
     log_file: Path | None = None
     log_level: LogLevel = "INFO"
     console: ConsoleSettings = Field(default_factory=ConsoleSettings)
     serve: LineSettings = Field(default_factory=LineSettings)
     evaluate: EvaluateSettings = Field(default_factory=EvaluateSettings)
 
+    @field_validator("trace_budget", mode="before")
+    @classmethod
+    def _size(cls, value: object) -> object:
+        return parse_size(value) if isinstance(value, str) else value
+
     @model_validator(mode="after")
     def _unique_names(self) -> ServiceConfig:
-        names = [o.name for o in self.outstations]
-        twice = sorted({n for n in names if names.count(n) > 1})
+        counted = Counter(o.name for o in self.outstations)
+        twice = sorted(n for n, times in counted.items() if times > 1)
         if twice:
             raise ValueError(f"outstation {', '.join(twice)} is given twice")
         return self

@@ -92,13 +92,13 @@ async def open_service(
         allow_control=config.allow_control,
         capture=config.capture,
         profiles=ProfileLoader(config.tables),
+        trace_budget=config.trace_budget,
     )
     service = Service(
         master, table, device_profile=config.device_profile, state_dir=config.state_dir
     )
     try:
-        for settings in [*config.outstations, *(extra or [])]:
-            await _add(master, settings, config.connect_wait, announce)
+        await add_all(master, [*config.outstations, *(extra or [])], config.connect_wait, announce)
         yield service
     finally:
         await master.close()
@@ -117,6 +117,33 @@ def check_files(config: ServiceConfig) -> None:
             read_document_file(config.device_profile)
         except GridwireError as exc:
             raise ConfigError(f"--device-profile: {exc}") from None
+
+
+ADDING_AT_ONCE = 1000
+"""Configured outstations being added (connecting) at the same time at start."""
+
+
+async def add_all(
+    master: Master,
+    outstations: Sequence[OutstationSettings],
+    wait: float | None,
+    announce: Announce | None,
+) -> None:
+    """Add the configured outstations at start, up to :data:`ADDING_AT_ONCE` at a time
+    (DESIGN D152): one that waits for its connection does not hold up the others. The first
+    setting that cannot be used is a ConfigError, and the adding stops."""
+    turns = asyncio.Semaphore(ADDING_AT_ONCE)
+
+    async def add(settings: OutstationSettings) -> None:
+        async with turns:
+            await _add(master, settings, wait, announce)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for settings in outstations:
+                group.create_task(add(settings))
+    except* Exception as problems:  # the first, as a sequential start would raise it
+        raise problems.exceptions[0] from None
 
 
 async def _add(
