@@ -12,6 +12,7 @@ local deadline and the outstation is still held. Either failing drops the connec
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -73,10 +74,8 @@ class Holdings:
         held = self.held.pop(key, None)
         if held is None:
             return
-        try:
+        with contextlib.suppress(KeyWrongLastSequenceError, NotFoundError):
             await self.leases.delete(key, last=held.token)
-        except (KeyWrongLastSequenceError, NotFoundError):
-            pass
 
     def forget(self, key: str) -> Held | None:
         """The lease is not ours any more (lapsed or taken): forget it, touch nothing."""

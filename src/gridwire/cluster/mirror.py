@@ -57,7 +57,7 @@ class Mirror:
         try:
             while loop.time() < until:
                 try:
-                    entry = await watcher.updates(timeout=1.0)
+                    entry = await watcher.updates(timeout=1.0)  # type: ignore[no-untyped-call]
                 except nats.errors.TimeoutError:
                     continue
                 if entry is None:
@@ -76,7 +76,7 @@ class Mirror:
                     self._changed(entry.key, value)
         finally:
             with contextlib.suppress(Exception):
-                await watcher.stop()
+                await watcher.stop()  # type: ignore[no-untyped-call]
 
     def _replace(self, fresh: dict[str, tuple[bytes, int]]) -> None:
         old, self.entries = self.entries, fresh

@@ -40,6 +40,8 @@ class ClusterSettings:
     tls_key: Path | None = None
     prefix: str = "gridwire"
     lease: float = DEFAULT_LEASE
+    replicas: int = 1
+    """Copies of each bucket kept by a NATS cluster (when this process creates them)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod

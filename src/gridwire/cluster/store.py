@@ -114,22 +114,22 @@ async def open_buckets(nc: Client, settings: ClusterSettings) -> Buckets:
     ``lease``; the bucket's TTL is the cluster's lease time from then on)."""
     js = nc.jetstream()
     prefix = settings.prefix
-    outstations = await _bucket(js, f"{prefix}-outstations", 0)
-    workers = await _bucket(js, f"{prefix}-workers", settings.lease)
-    leases = await _bucket(js, f"{prefix}-leases", 0)
-    journals = await _bucket(js, f"{prefix}-journals", 0)
+    copies = settings.replicas
+    outstations = await _bucket(js, f"{prefix}-outstations", 0, copies)
+    workers = await _bucket(js, f"{prefix}-workers", settings.lease, copies)
+    leases = await _bucket(js, f"{prefix}-leases", 0, copies)
+    journals = await _bucket(js, f"{prefix}-journals", 0, copies)
     status = await workers.status()
     ttl = float(status.ttl or settings.lease)
     return Buckets(outstations, workers, leases, journals, ttl)
 
 
-async def _bucket(js: Any, name: str, ttl: float) -> KeyValue:
+async def _bucket(js: Any, name: str, ttl: float, replicas: int) -> KeyValue:
     try:
         kv: KeyValue = await js.key_value(name)
         return kv
     except BucketNotFoundError:
         pass
-    replicas = 1
     try:
         kv = await js.create_key_value(
             KeyValueConfig(bucket=name, history=1, ttl=ttl or None, replicas=replicas)
