@@ -97,7 +97,9 @@ class Router:
         self, holder: Holder, message: dict[str, Any], limit: float, commands: bool
     ) -> bytes | None:
         """The answer, or None when nothing was done and the holder may be looked up again."""
-        payload = orjson.dumps({"message": message, "expires": time.time() + limit})
+        payload = orjson.dumps(
+            {"message": message, "expires": time.time() + limit, "epoch": holder.epoch}
+        )
         request = asyncio.ensure_future(
             self.nc.request(self.subjects.op(holder.worker), payload, timeout=limit)
         )

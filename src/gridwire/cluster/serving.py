@@ -1,10 +1,11 @@
 """What a worker answers on NATS: the operations a front routes to it, how taking an
 outstation ended, ``status``, and its events while some front has listeners (D160, D164).
 
-A routed operation arrives as ``{"message": {id, op, outstation, params}, "expires": T}``
-(T in Unix seconds). The worker refuses, with nothing done, an operation that arrives after
-T (its front has answered already), or for an outstation it does not hold (answer marked
-``"moved": true``: the front may look the holder up again, nothing was done). Before an
+A routed operation arrives as ``{"message": {id, op, outstation, params}, "expires": T,
+"epoch": E}`` (T in Unix seconds, E the worker epoch the front found in the lease). The
+worker refuses, with nothing done, an operation that arrives after T (its front has
+answered already), or routed under another epoch than its own now, or for an outstation it
+does not hold (answer marked ``"moved": true``: the front may look the holder up again). Before an
 operation that commands it confirms its lease's fencing token
 (:meth:`gridwire.cluster.holdings.Holdings.confirm`); then its own dispatcher runs it, with
 its own ``--allow-control`` gate."""
@@ -74,6 +75,7 @@ class WorkerServer:
         try:
             request = orjson.loads(msg.data)
             message, expires = request["message"], float(request["expires"])
+            epoch = int(request["epoch"])
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             await msg.respond(error_body("request", "worker: a routed operation is malformed"))
             return
@@ -83,7 +85,10 @@ class WorkerServer:
             await msg.respond(error_body("connection", text, ident))
             return
         name = message.get("outstation")
-        if not isinstance(name, str) or not self.worker.holdings.holds(name):
+        held = isinstance(name, str) and self.worker.holdings.holds(name)
+        if not held or epoch != self.worker.lease.epoch or not self.worker.lease.valid():
+            # Routed under a lease this worker does not hold now (lapsed, paused, taken
+            # again under a new epoch): nothing is done, whatever it asks.
             await msg.respond(_moved(name, self.worker.id, ident))
             return
         if self._commands(message):
