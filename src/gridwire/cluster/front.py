@@ -120,13 +120,15 @@ class ClusterDispatcher(Dispatcher):
         seen: set[str] = set()
         for worker, data in sorted(answers.items()):
             status = data.get("status", {})
+            held = [o.get("name") for o in status.get("outstations", [])]
             outstations.extend(status.get("outstations", []))
-            seen.update(o.get("name") for o in status.get("outstations", []))
+            seen.update(held)
             info = live.get(worker, (0, {}))[1]
             workers.append(
                 {
                     "worker": worker,
-                    "held": data.get("worker", {}).get("held"),
+                    "held": len(held),
+                    "outstations": held,
                     "capacity": info.get("capacity"),
                     "allow_control": status.get("allow_control"),
                 }
