@@ -32,6 +32,15 @@ class NatsServer:
     port: int
     proc: subprocess.Popen[str]
     token: str | None = None
+    monitor: int | None = None
+
+    def clients(self) -> list[str]:
+        """The names of the clients connected to this server (its monitoring port)."""
+        import httpx
+
+        assert self.monitor is not None
+        connz = httpx.get(f"http://127.0.0.1:{self.monitor}/connz", timeout=5).json()
+        return [c.get("name", "") for c in connz.get("connections") or []]
 
     @property
     def url(self) -> str:
@@ -54,14 +63,16 @@ def nats_server(
 ) -> Iterator[NatsServer]:
     """One nats-server with JetStream on loopback, its store in a temporary directory."""
     port = free_port() if port is None else port
+    monitor = free_port()
     store = tempfile.mkdtemp(prefix="gridwire-nats-")
     cmd = [NATS_SERVER, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store, *extra]
+    cmd += ["-m", str(monitor)]
     if token is not None:
         cmd += ["--auth", token]
     try:
         with running(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
             _listening(port)
-            yield NatsServer(port, proc, token)
+            yield NatsServer(port, proc, token, monitor)
     finally:
         shutil.rmtree(store, ignore_errors=True)
 

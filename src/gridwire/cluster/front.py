@@ -19,6 +19,8 @@ import contextvars
 import logging
 from typing import Any
 
+import nats.errors
+import nats.js.errors
 import orjson
 from nats.aio.client import Client
 from nats.aio.msg import Msg
@@ -88,6 +90,12 @@ class ClusterDispatcher(Dispatcher):
                 body = await self.router.route(message, commands)
                 if name == "remove":
                     await self._forget(str(outstation), body)
+        except (nats.errors.Error, nats.js.errors.Error, OSError) as exc:
+            # Asking the cluster failed before anything was sent (the routing answers for
+            # what fails once an operation is out).
+            text = f"{name}: the cluster could not be asked ({exc or type(exc).__name__})"
+            answer = error_answer(ConnectionFailed(text + ": nothing was sent"), ident)
+            return answer, _result_text(answer.body)
         except Exception as exc:
             answer = error_answer(operation_error(name, exc), ident)
             return answer, _result_text(answer.body)
@@ -113,7 +121,12 @@ class ClusterDispatcher(Dispatcher):
                 await kv.delete(key)
 
     async def status(self, ident: Any) -> bytes:
-        live = await live_workers(self.buckets.workers)
+        try:
+            live = await live_workers(self.buckets.workers)
+        except (nats.errors.Error, nats.js.errors.Error):
+            # The workers bucket cannot be read now (a NATS node lost, its copies electing a
+            # leader): those that answer are all that is known.
+            live = {}
         answers = await self._gather(set(live))
         outstations: list[Any] = []
         workers = []
@@ -163,8 +176,8 @@ class ClusterDispatcher(Dispatcher):
             if expected:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(complete.wait(), STATUS_WAIT)
-            else:
-                await asyncio.sleep(0.2)
+            else:  # none known to be live (or the bucket unreadable): whoever answers soon
+                await asyncio.sleep(STATUS_WAIT / 2)
         finally:
             await sub.unsubscribe()
         return answers

@@ -117,6 +117,10 @@ class Router:
             return None
         except nats.errors.TimeoutError:
             raise ConnectionFailed(lost) from None
+        except ConnectionFailed:
+            raise
+        except Exception as exc:  # the connection to NATS failed with the request out
+            raise ConnectionFailed(f"{lost} ({exc or type(exc).__name__})") from None
         finally:
             if not request.done():
                 request.cancel()
