@@ -8,11 +8,13 @@ the worker's lease has lapsed, while still connected, and drops the connection."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,10 +23,13 @@ import orjson
 import pytest
 
 from gridwire.cluster.holdings import Holdings
+from gridwire.cluster.journals import ClusterJournals
 from gridwire.cluster.lease import WorkerLease
 from gridwire.cluster.settings import ClusterSettings
 from gridwire.cluster.store import open_buckets, outstation_key
+from gridwire.der.pointmap import PointMap
 from gridwire.errors import ConnectionFailed
+from gridwire.evaluate.journal import JOURNAL_SINKS, Entry, Journal, journal_path, pending
 from gridwire.master import Master, OutstationSettings
 from tests.support.nats import (
     GridwireProcess,
@@ -35,6 +40,7 @@ from tests.support.nats import (
     nats_server,
     worker_args,
 )
+from tests.support.net import free_port
 from tests.support.peers import yadnp3_outstation
 from tests.support.waiting import eventually
 
@@ -247,6 +253,44 @@ async def test_the_fence_stops_commands_once_the_lease_lapsed_while_connected(
             assert dropped == ["os"] * 3  # the lapse, the confirm after it, the takeover
             await asyncio.sleep(0.5)
             assert [e["value"] for e in peer.received("operate")] == [5.0]
+    finally:
+        await master.close()
+        await nc.close()
+
+
+async def test_a_journal_written_by_one_worker_is_found_by_the_next(
+    server: NatsServer, tmp_path: Path
+) -> None:
+    """An evaluation's restore journal goes to the cluster as it is written (before the
+    control it records), reaches the state directory of the worker that takes the
+    outstation next, and leaves the cluster when it is put back (emptied)."""
+    settings = ClusterSettings.from_url(server.url, prefix="journal", lease=LEASE)
+    nc = await nats.connect(server.url)
+    master = Master(allow_control=True)
+    try:
+        buckets = await open_buckets(nc, settings)
+        first = ClusterJournals(buckets.journals, tmp_path / "a")
+        second = ClusterJournals(buckets.journals, tmp_path / "b")
+        outstation = OutstationSettings(
+            name="der", host="127.0.0.1", port=free_port(), manual=True, reconnect=None
+        )
+        with contextlib.suppress(ConnectionFailed):
+            await master.add(outstation)
+        path = journal_path(tmp_path / "a", outstation)
+        journal = Journal(master, "der", PointMap([], title="none"), path)
+        JOURNAL_SINKS.append(first.sink)
+        try:
+            journal.entries = [Entry("ao", 6, 42.0, 2)]
+            await journal.save()
+            found = await second.fetch(outstation)
+            assert found == journal_path(tmp_path / "b", outstation)
+            assert pending(found) == [{"point": "AO6", "as_found": 42.0, "now": None}]
+            journal.entries = []
+            await journal.save()
+        finally:
+            JOURNAL_SINKS.remove(first.sink)
+        assert not path.exists()
+        assert await second.fetch(outstation) is None
     finally:
         await master.close()
         await nc.close()

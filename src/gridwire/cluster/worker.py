@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from gridwire.cluster.holdings import Held, Holdings
+from gridwire.cluster.journals import ClusterJournals
 from gridwire.cluster.lease import LeaseLost, WorkerLease, live_workers
 from gridwire.cluster.mirror import Mirror
 from gridwire.cluster.store import Buckets, Subjects, name_of_key
@@ -48,8 +49,10 @@ class Worker:
         buckets: Buckets,
         subjects: Subjects,
         capacity: int,
+        journals: ClusterJournals | None = None,
     ) -> None:
         self.id = worker_id
+        self.journals = journals
         self.master = master
         self.buckets = buckets
         self.subjects = subjects
@@ -191,6 +194,8 @@ class Worker:
                 return
             try:
                 settings = OutstationSettings.model_validate_json(config[0])
+                if self.journals is not None:  # what a lost worker's evaluation changed
+                    await self.journals.fetch(settings)
                 status = await self.master.add(settings)
                 body = b'{"id":null,"ok":true,"result":' + await encode(status) + b"}"
             except OperationError as exc:

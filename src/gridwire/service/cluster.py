@@ -11,19 +11,24 @@ import contextlib
 import logging
 import os
 import secrets
+import signal
 import socket
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
 
 from nats.aio.client import Client
 
 from gridwire.cluster.front import ClusterDispatcher, EventRelay, put_configured
+from gridwire.cluster.journals import ClusterJournals
 from gridwire.cluster.mirror import Mirror
 from gridwire.cluster.serving import WorkerServer
 from gridwire.cluster.settings import ClusterSettings
 from gridwire.cluster.store import Buckets, Subjects, connect, open_buckets
 from gridwire.cluster.worker import Worker
 from gridwire.der.profiles import ProfileLoader
+from gridwire.evaluate.journal import JOURNAL_SINKS
 from gridwire.master import Master, OutstationSettings
 from gridwire.operations.declaration import OperationTable
 from gridwire.service.config import ServiceConfig
@@ -130,20 +135,25 @@ async def run_worker(
         capture=config.capture,
         profiles=ProfileLoader(config.tables),
     )
-    service = Service(
-        master, None, device_profile=config.device_profile, state_dir=config.state_dir
-    )
     wid = name or worker_name()
+    # Each worker its own state directory: journals meet in the cluster's bucket (D166).
+    state_dir = config.state_dir or Path(tempfile.mkdtemp(prefix=f"gridwire-worker-{wid}-"))
+    service = Service(master, None, device_profile=config.device_profile, state_dir=state_dir)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
-    import signal
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(signum, stopping.set)
     try:
-        async with _cluster(settings, f"gridwire worker {wid}") as (nc, buckets):
-            worker = Worker(wid, master, buckets, Subjects(settings.prefix), capacity)
+        async with (
+            contextlib.AsyncExitStack() as stack,
+            _cluster(settings, f"gridwire worker {wid}") as (nc, buckets),
+        ):
+            journals = ClusterJournals(buckets.journals, state_dir)
+            JOURNAL_SINKS.append(journals.sink)
+            stack.callback(JOURNAL_SINKS.remove, journals.sink)
+            worker = Worker(wid, master, buckets, Subjects(settings.prefix), capacity, journals)
             server = WorkerServer(nc, worker, service.dispatcher)
             await server.start()
             control = "control allowed" if config.allow_control else "read-only"
