@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from gridwire.cli._cluster import add_cluster_options, cluster_settings
 from gridwire.cli.config import config_from_args, say, service_parser
+from gridwire.errors import ConfigError
 from gridwire.service.config import CONSOLE_BIND, ServiceConfig
 
 
@@ -33,6 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="also run a simulated IEEE 1815.2 DER and add it as outstation 'der'",
     )
+    add_cluster_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -40,6 +43,15 @@ def run(args: argparse.Namespace) -> int:
     from gridwire.service.runner import configure_logging
 
     config = config_from_args(args, "console")
+    if args.cluster is not None:
+        from gridwire.service.cluster import front_opener
+        from gridwire.service.runner import run_console
+
+        opener = front_opener(cluster_settings(args))
+        if args.demo:
+            raise ConfigError("--demo runs its DER in this process: not with --cluster")
+        configure_logging(config)
+        return asyncio.run(run_console(config, announce=say, opener=opener))
     configure_logging(config)
     return asyncio.run(_console(config, args.demo))
 

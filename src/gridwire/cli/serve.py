@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from gridwire.cli._cluster import add_cluster_options, cluster_settings
 from gridwire.cli.config import config_from_args, say, service_parser
 from gridwire.service.config import SERVE_BIND
 
@@ -21,12 +22,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "the service. Read-only unless --allow-control.",
         default_bind=f"{SERVE_BIND}, loopback only",
     )
+    add_cluster_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from gridwire.service.runner import configure_logging, run_line
 
+    opener = None
+    if args.cluster is not None:
+        from gridwire.service.cluster import front_opener
+
+        opener = front_opener(cluster_settings(args))
     config = config_from_args(args, "serve")
     configure_logging(config)
-    return asyncio.run(run_line(config, announce=say))
+    return asyncio.run(run_line(config, announce=say, opener=opener))

@@ -34,7 +34,7 @@ import logging
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -68,6 +68,12 @@ JOURNALING: contextvars.ContextVar[bool] = contextvars.ContextVar(
 """Set in the context of a check (and of putting a journal back): only the controls made
 there are journaled; another client's, waiting for the check to end, are its own."""
 _POLL: Final = 0.25
+
+
+JournalSink = Callable[[Path, "dict[str, Any] | None"], Awaitable[None]]
+JOURNAL_SINKS: list[JournalSink] = []
+"""Awaited after each journal file is written (None: removed), before the control it records
+is sent: where a copy is kept beyond this machine (a cluster worker's journals bucket, D166)."""
 
 
 def default_state_dir() -> Path:
@@ -150,6 +156,8 @@ class Journal:
             "entries": [asdict(e) for e in self.entries],
         }
         await asyncio.to_thread(_write, self.path, data if self.entries else None)
+        for sink in JOURNAL_SINKS:  # a copy kept elsewhere (a cluster), before any control
+            await sink(self.path, data if self.entries else None)
 
     # --- the hook ----------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ in order); outstations run in parallel. Updates go out on :attr:`Master.bus`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -79,8 +80,14 @@ CLEARABLE = ("frames", "events", "values")
 _SMALLEST_CONTROL = 4  # octets: g41v2's value and status, after a one-octet index prefix
 
 
+Fence = Callable[[str, FunctionCode], None]
+"""A check before each commanding request: (outstation, function); raises to stop it."""
+
+
 class Master(OutstationQueries):
     """A DNP3 master for any number of outstations, on one asyncio loop."""
+
+    _fence: Fence | None = None  # see command_fence
 
     def __init__(
         self,
@@ -164,6 +171,8 @@ class Master(OutstationQueries):
             name_of=point_map.name_of if point_map is not None else None,
         )
         self._sessions[settings.name] = session
+        if self._fence is not None:
+            session.wire.fence = functools.partial(self._fence, settings.name)
         if point_map is not None:
             self._maps[settings.name] = point_map
         self.bus.publish("outstations", {})
@@ -435,6 +444,16 @@ class Master(OutstationQueries):
         """Install (or with None remove) the hook awaited before each control request to
         ``outstation`` leaves (:data:`gridwire.master.session.CommandHook`)."""
         self.session(outstation).command_hook = hook
+
+    def command_fence(self, fence: Fence | None) -> None:
+        """Install (or with None remove) a check that every request that commands any
+        outstation passes, synchronously, as it is handed over and again right before it is
+        written: ``fence(outstation, function)``; what it raises (ConnectionFailed, say)
+        stops the request unsent. The caller decides what it checks (a cluster worker: that
+        its lease on the outstation is held, D163). Applies to outstations added later too."""
+        self._fence = fence
+        for name, session in self._sessions.items():
+            session.wire.fence = None if fence is None else functools.partial(fence, name)
 
     def deviate(self, outstation: str, deviations: dict[str, object]) -> dict[str, object]:
         """Turn named deviations on or off; returns those on."""

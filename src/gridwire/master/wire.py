@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from gridwire.capture import CaptureError, Direction, RotatingPcapWriter, TcpFlow
 from gridwire.dnp3.app.functions import FunctionCode
@@ -39,6 +40,7 @@ class Wire:
         "clock",
         "connection",
         "deviations",
+        "fence",
         "frames",
         "name",
     )
@@ -63,6 +65,10 @@ class Wire:
         self._bus = bus
         self._capture = capture
         self._flow: TcpFlow | None = None
+        # Called (after the gate) for every request that commands, as it is handed over and
+        # again as it is written; what it raises stops the request unsent. A cluster
+        # worker's lease check goes here (Master.command_fence).
+        self.fence: Callable[[FunctionCode], None] | None = None
 
     def attach(self, conn: Connection) -> None:
         """``conn`` is the connection from now on (a capture gets a flow of its own)."""
@@ -84,6 +90,8 @@ class Wire:
         over, before it takes a turn or a sequence number, and :meth:`send` asks it again for
         every request fragment as the last guard."""
         gate.check(function, self.allow_control)
+        if self.fence is not None and gate.commands(function):
+            self.fence(function)
 
     def send(self, kind: str, function: FunctionCode | None, frames: list[bytes]) -> float:
         """Write ``frames`` of ``kind`` (``request``, ``confirm``, ``unsolicited_confirm``,

@@ -21,7 +21,7 @@ import secrets
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 from gridwire.der.profiles import ProfileLoader
 from gridwire.der.store import load_point_map
@@ -43,6 +43,12 @@ log = logging.getLogger("gridwire.service")
 LEFT_CHANGED = 4
 """The exit status when an evaluation could not be ended (what it changed may be left)."""
 Announce = Callable[[str], None]
+Opener = Callable[
+    [ServiceConfig, OperationTable | None, Announce | None, list[OutstationSettings] | None],
+    AbstractAsyncContextManager[Service],
+]
+"""What opens the service: :func:`open_service`, or a cluster's front
+(:func:`gridwire.service.cluster.front_opener`)."""
 
 
 def configure_logging(config: ServiceConfig) -> None:
@@ -244,6 +250,7 @@ async def run_console(
     extra: Sequence[OutstationSettings] = (),
     table: OperationTable | None = None,
     announce: Announce = print,
+    opener: Opener | None = None,
 ) -> int:
     """``gridwire console``: the HTTP service, with the outstations of ``config`` and
     ``extra`` (the demo's simulated DER, :mod:`gridwire.cli.demo`)."""
@@ -253,7 +260,7 @@ async def run_console(
     async with contextlib.AsyncExitStack() as stack:
         stack.callback(sock.close)
         service = await stack.enter_async_context(
-            open_service(config, table, announce, list(extra))
+            (opener or open_service)(config, table, announce, list(extra))
         )
         server = HttpServer(service, sock, token)
         await server.start()
@@ -274,11 +281,15 @@ async def run_console(
 
 
 async def run_line(
-    config: ServiceConfig, *, table: OperationTable | None = None, announce: Announce = print
+    config: ServiceConfig,
+    *,
+    table: OperationTable | None = None,
+    announce: Announce = print,
+    opener: Opener | None = None,
 ) -> int:
     """``gridwire serve``: the line service."""
     host, port = config.serve.address()
-    async with open_service(config, table, announce) as service:
+    async with (opener or open_service)(config, table, announce, None) as service:
         server = LineServer(service, host, port)
         await server.start()
         try:

@@ -1,0 +1,267 @@
+"""A cluster on NATS against opendnp3's own master, same fleet, one run (DESIGN D169).
+
+N opendnp3 outstations (``GRIDWIRE_BENCH_CLUSTER_N``, 10,000 by default) in two yadnp3
+processes (a process may hold 20,000 files here: 5,000 outstations need 10,000), a tenth of
+them changing an analog every second; a nats-server; two ``gridwire worker``s and a front
+(``gridwire console --cluster``); every outstation event-polled (classes 1-3) every 5 s.
+Figures over a window of ``GRIDWIRE_BENCH_CLUSTER_WINDOW`` seconds (60): polls done and
+missed, CPU per poll, memory per outstation, time to connect all, ``status`` time. Then
+the cluster is stopped and opendnp3's master (in two processes) polls the same fleet the
+same way for the same window: its CPU per poll beside ours.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import httpx
+import nats
+from tests.support.nats import front_port, gridwire_process, nats_server
+from tests.support.processes import running
+
+from gridwire.cluster.store import outstation_key
+
+HERE = Path(__file__).parent
+INTERVAL = 5.0
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _fleet(stack: ExitStack, count: int, folder: Path) -> list[Path]:
+    files = []
+    halves = [count // 2, count - count // 2]
+    for n, size in enumerate(halves):
+        ports = folder / f"ports{n}.json"
+        proc = stack.enter_context(
+            running(
+                [
+                    sys.executable,
+                    str(HERE / "cluster_fleet.py"),
+                    "outstations",
+                    "--base",
+                    str(40000 + n * 10000),
+                    "--count",
+                    str(size),
+                    "--ports",
+                    str(ports),
+                ],
+                stdout=subprocess.PIPE,
+            )
+        )
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        if "ready" not in line:
+            raise SystemExit(f"the fleet did not start: {line!r}")
+        files.append(ports)
+    return files
+
+
+async def _put_configs(url: str, ports: list[int]) -> None:
+    nc = await nats.connect(url)
+    try:
+        kv = await nc.jetstream().key_value("gridwire-outstations")
+        for start in range(0, len(ports), 500):
+            batch = []
+            for i in range(start, min(start + 500, len(ports))):
+                name = f"o{i}"
+                settings = {
+                    "name": name,
+                    "host": "127.0.0.1",
+                    "port": ports[i],
+                    "event_interval": INTERVAL,
+                }
+                batch.append(kv.put(outstation_key(name), json.dumps(settings).encode()))
+            await asyncio.gather(*batch)
+    finally:
+        await nc.close()
+
+
+def _status(http: httpx.Client) -> tuple[float, dict[str, Any]]:
+    started = time.perf_counter()
+    answer = http.post("/api/status", json={}, timeout=120).json()
+    return (time.perf_counter() - started) * 1000, answer.get("result", {})
+
+
+def _completed(status: dict[str, Any]) -> tuple[int, int]:
+    done = failed = 0
+    for outstation in status.get("outstations", []):
+        counts = outstation.get("counts", {})
+        done += counts.get("complete", 0)
+        failed += sum(v for k, v in counts.items() if k not in ("complete", "unsolicited"))
+    return done, failed
+
+
+def cluster_phase(count: int, window: float, port_files: list[Path]) -> dict[str, Any]:
+    ports = [p for f in port_files for p in json.loads(f.read_text())]
+    figures: dict[str, Any] = {}
+    with ExitStack() as stack:
+        server = stack.enter_context(nats_server())
+        common = ["--cluster", server.url, "--log-level", "WARNING"]
+        workers = [
+            stack.enter_context(
+                gridwire_process(["worker", *common, "--name", f"bench{n}", "--capacity", "20000"])
+            )
+            for n in range(2)
+        ]
+        port = front_port()
+        front = stack.enter_context(
+            gridwire_process(["console", *common, "--no-token", "--bind", f"127.0.0.1:{port}"])
+        )
+        for process in (*workers, front):
+            process.wait_for("gridwire ", within=60)
+        time.sleep(1.0)
+        empty = [_rss_mib(w.proc.pid) for w in workers]
+        http = stack.enter_context(httpx.Client(base_url=f"http://127.0.0.1:{port}"))
+        started = time.monotonic()
+        asyncio.run(_put_configs(server.url, ports))
+        connected = 0
+        while time.monotonic() - started < 600:
+            _, status = _status(http)
+            connected = sum(1 for o in status.get("outstations", []) if o.get("connected"))
+            if connected >= count:
+                break
+            time.sleep(2.0)
+        figures["connect_all_s"] = time.monotonic() - started
+        figures["connected"] = connected
+        time.sleep(2 * INTERVAL)  # startup integrity polls and the first event polls past
+        cpu0 = [_cpu(w.proc.pid) for w in workers]
+        front0 = _cpu(front.proc.pid)
+        _, before = _status(http)
+        t0 = time.monotonic()
+        times = []
+        while time.monotonic() - t0 < window:
+            time.sleep(window / 6)
+            ms, _ = _status(http)
+            times.append(ms)
+        _, after = _status(http)
+        elapsed = time.monotonic() - t0
+        cpu = sum(_cpu(w.proc.pid) for w in workers) - sum(cpu0)
+        done0, failed0 = _completed(before)
+        done1, failed1 = _completed(after)
+        polls = done1 - done0
+        expected = count * elapsed / INTERVAL
+        held = [w.get("held", 0) for w in after.get("workers", [])]
+        rss = [_rss_mib(w.proc.pid) for w in workers]
+        figures.update(
+            polls=polls,
+            expected=int(expected),
+            missed=max(0, int(expected - polls)),
+            failed=failed1 - failed0,
+            cpu_per_poll_us=cpu / max(polls, 1) * 1e6,
+            cpu_share=cpu / elapsed,
+            front_cpu_share=(_cpu(front.proc.pid) - front0) / elapsed,
+            kib_per_outstation=(sum(rss) - sum(empty)) * 1024 / max(sum(held), 1),
+            held=held,
+            status_ms_median=statistics.median(times) if times else 0.0,
+            status_ms_max=max(times) if times else 0.0,
+        )
+    return figures
+
+
+def opendnp3_phase(window: float, port_files: list[Path]) -> dict[str, Any]:
+    with ExitStack() as stack:
+        masters = []
+        for ports in port_files:
+            proc = stack.enter_context(
+                running(
+                    [
+                        sys.executable,
+                        str(HERE / "cluster_fleet.py"),
+                        "master",
+                        "--ports",
+                        str(ports),
+                        "--interval",
+                        str(INTERVAL),
+                    ],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                )
+            )
+            assert proc.stdout is not None
+            proc.stdout.readline()
+            masters.append(proc)
+        time.sleep(3 * INTERVAL)  # connected, the null unsolicited answered
+
+        def report() -> int:
+            total = 0
+            for proc in masters:
+                assert proc.stdin is not None and proc.stdout is not None
+                proc.stdin.write("report\n")
+                proc.stdin.flush()
+                total += json.loads(proc.stdout.readline()).get("polls", 0)
+            return total
+
+        cpu0 = [_cpu(p.pid) for p in masters]
+        polls0 = report()
+        t0 = time.monotonic()
+        time.sleep(window)
+        polls = report() - polls0
+        elapsed = time.monotonic() - t0
+        cpu = sum(_cpu(p.pid) for p in masters) - sum(cpu0)
+        rss = sum(_rss_mib(p.pid) for p in masters)
+    return {
+        "polls": polls,
+        "cpu_per_poll_us": cpu / max(polls, 1) * 1e6,
+        "cpu_share": cpu / elapsed,
+        "rss_mib": rss,
+    }
+
+
+def main() -> None:
+    count = int(os.environ.get("GRIDWIRE_BENCH_CLUSTER_N", "10000"))
+    window = float(os.environ.get("GRIDWIRE_BENCH_CLUSTER_WINDOW", "60"))
+    with ExitStack() as stack, tempfile.TemporaryDirectory() as folder:
+        port_files = _fleet(stack, count, Path(folder))
+        ours = cluster_phase(count, window, port_files)
+        theirs = opendnp3_phase(window, port_files)
+    print(f"   {count} opendnp3 outstations, event poll every {INTERVAL:g} s, window {window:g} s")
+    print(f"   {'':34}{'gridwire cluster':>20}{'opendnp3 master':>18}")
+    rows = [
+        ("polls done (expected)", f"{ours['polls']} ({ours['expected']})", str(theirs["polls"])),
+        ("missed polls / failed", f"{ours['missed']} / {ours['failed']}", "-"),
+        (
+            "CPU per poll",
+            f"{ours['cpu_per_poll_us']:.0f} us",
+            f"{theirs['cpu_per_poll_us']:.0f} us",
+        ),
+        (
+            "CPU (cores, workers / front)",
+            f"{ours['cpu_share']:.2f} / {ours['front_cpu_share']:.2f}",
+            f"{theirs['cpu_share']:.2f}",
+        ),
+        ("memory per outstation", f"{ours['kib_per_outstation']:.0f} KiB", "-"),
+        ("time to connect all", f"{ours['connect_all_s']:.1f} s ({ours['connected']})", "-"),
+        (
+            "status (median / max)",
+            f"{ours['status_ms_median']:.0f} / {ours['status_ms_max']:.0f} ms",
+            "-",
+        ),
+        ("held by each worker", str(ours["held"]), "-"),
+    ]
+    for label, a, b in rows:
+        print(f"   {label:34}{a:>20}{b:>18}")
+
+
+if __name__ == "__main__":
+    main()

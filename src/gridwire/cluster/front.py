@@ -1,0 +1,257 @@
+"""``gridwire console|serve --cluster URL``: the same operations, OpenAPI and events over
+every outstation of the cluster (D160, D164, D165).
+
+The front runs the service's own dispatcher (:class:`ClusterDispatcher` subclasses
+:class:`gridwire.operations.dispatch.Dispatcher`): parameters are validated, the front's
+``--allow-control`` gate is applied and each command is logged exactly as in one process;
+only carrying the operation out differs. ``add`` writes the outstation's settings to the
+outstations bucket and answers once a worker took it and tried to connect; ``remove`` asks
+the holder to remove it, then deletes its settings and its lease; ``status`` gathers every
+live worker's answer within STATUS_WAIT; an operation on one outstation goes to its worker
+(:mod:`gridwire.cluster.routing`); the rest (``stop``, ``checks``...) run at the front. The
+front's master holds no outstation: its event bus carries what the workers send."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+from typing import Any
+
+import nats.errors
+import nats.js.errors
+import orjson
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.js.errors import KeyWrongLastSequenceError, NotFoundError
+from pydantic import BaseModel
+
+from gridwire.cluster.lease import live_workers
+from gridwire.cluster.mirror import Mirror
+from gridwire.cluster.routing import Router
+from gridwire.cluster.serving import WANT_EVERY
+from gridwire.cluster.store import Buckets, Subjects, name_of_key, outstation_key
+from gridwire.errors import Conflict, ConnectionFailed
+from gridwire.master import OutstationSettings
+from gridwire.operations.context import Context
+from gridwire.operations.declaration import Operation, OperationTable
+from gridwire.operations.dispatch import Answer, Dispatcher, error_answer, operation_error
+from gridwire.operations.encoding import dumps
+
+log = logging.getLogger("gridwire.cluster")
+
+STATUS_WAIT = 2.0
+"""Seconds ``status`` waits for the workers' answers; those that did not answer are named."""
+LOCAL = frozenset({"stop", "checks"})
+_raw: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("gridwire_cluster_raw")
+
+
+class ClusterDispatcher(Dispatcher):
+    """The service's dispatcher, carrying operations out across the cluster."""
+
+    def __init__(
+        self,
+        table: OperationTable,
+        context: Context,
+        nc: Client,
+        buckets: Buckets,
+        subjects: Subjects,
+        configs: Mirror,
+    ) -> None:
+        super().__init__(table, context)
+        self.nc = nc
+        self.buckets = buckets
+        self.subjects = subjects
+        self.router = Router(nc, buckets, subjects)
+        self.configs = configs
+
+    async def _run(self, operation: Operation[Any], data: dict[str, Any], ident: Any) -> Answer:
+        _raw.set(data)
+        return await super()._run(operation, data, ident)
+
+    async def _carry_out(
+        self, operation: Operation[Any], params: BaseModel, ident: Any
+    ) -> tuple[Answer, str]:
+        name = operation.name
+        outstation = getattr(params, "outstation", None)
+        if name in LOCAL or (name not in ("status", "add") and outstation is None):
+            return await super()._carry_out(operation, params, ident)
+        try:
+            if name == "status":
+                body = await self.status(ident)
+            elif name == "add":
+                assert isinstance(params, OutstationSettings)
+                body = await self.add(params, ident)
+            else:
+                raw = {k: v for k, v in _raw.get({}).items() if k != "outstation"}
+                message = {"id": ident, "op": name, "outstation": outstation, "params": raw}
+                commands = operation.commands_with(params)
+                body = await self.router.route(message, commands)
+                if name == "remove":
+                    await self._forget(str(outstation), body)
+        except (nats.errors.Error, nats.js.errors.Error, OSError) as exc:
+            # Asking the cluster failed before anything was sent (the routing answers for
+            # what fails once an operation is out).
+            text = f"{name}: the cluster could not be asked ({exc or type(exc).__name__})"
+            answer = error_answer(ConnectionFailed(text + ": nothing was sent"), ident)
+            return answer, _result_text(answer.body)
+        except Exception as exc:
+            answer = error_answer(operation_error(name, exc), ident)
+            return answer, _result_text(answer.body)
+        return _answer(body), _result_text(body)
+
+    async def add(self, settings: OutstationSettings, ident: Any) -> bytes:
+        key = outstation_key(settings.name)
+        try:
+            await self.buckets.outstations.create(key, settings.model_dump_json().encode())
+        except KeyWrongLastSequenceError:
+            raise Conflict(f"outstation {settings.name!r} was already added") from None
+        wait = self.router.bound() + (settings.response_timeout or 5.0) + 5.0
+        body = await self.router.added(settings.name, wait)
+        return _with_id(body, ident)
+
+    async def _forget(self, name: str, body: bytes) -> None:
+        """After ``remove`` answered: its settings and its lease deleted."""
+        if not _answer(body).ok:
+            return
+        key = outstation_key(name)
+        for kv in (self.buckets.outstations, self.buckets.leases):
+            with contextlib.suppress(NotFoundError):
+                await kv.delete(key)
+
+    async def status(self, ident: Any) -> bytes:
+        try:
+            live = await live_workers(self.buckets.workers)
+        except (nats.errors.Error, nats.js.errors.Error):
+            # The workers bucket cannot be read now (a NATS node lost, its copies electing a
+            # leader): those that answer are all that is known.
+            live = {}
+        answers = await self._gather(set(live))
+        outstations: list[Any] = []
+        workers = []
+        seen: set[str] = set()
+        for worker, data in sorted(answers.items()):
+            status = data.get("status", {})
+            held = [o.get("name") for o in status.get("outstations", [])]
+            outstations.extend(status.get("outstations", []))
+            seen.update(held)
+            info = live.get(worker, (0, {}))[1]
+            workers.append(
+                {
+                    "worker": worker,
+                    "held": len(held),
+                    "outstations": held,
+                    "capacity": info.get("capacity"),
+                    "allow_control": status.get("allow_control"),
+                }
+            )
+        names = [name_of_key(key) for key in self.configs.entries]
+        result = {
+            "allow_control": self.context.allow_control,
+            "outstations": outstations,
+            "workers": workers,
+            "not_answered": sorted(set(live) - set(answers)),
+            "unassigned": sorted(set(names) - seen),
+        }
+        return b'{"id":' + dumps(ident) + b',"ok":true,"result":' + dumps(result) + b"}"
+
+    async def _gather(self, expected: set[str]) -> dict[str, dict[str, Any]]:
+        answers: dict[str, dict[str, Any]] = {}
+        complete = asyncio.Event()
+
+        async def answered(msg: Msg) -> None:
+            try:
+                data = orjson.loads(msg.data)
+                answers[str(data["worker"]["worker"])] = data
+            except (orjson.JSONDecodeError, KeyError, TypeError):
+                return
+            if expected <= set(answers):
+                complete.set()
+
+        inbox = self.nc.new_inbox()
+        sub = await self.nc.subscribe(inbox, cb=answered)
+        try:
+            await self.nc.publish(self.subjects.status, b"", reply=inbox)
+            if expected:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(complete.wait(), STATUS_WAIT)
+            else:  # none known to be live (or the bucket unreadable): whoever answers soon
+                await asyncio.sleep(STATUS_WAIT / 2)
+        finally:
+            await sub.unsubscribe()
+        return answers
+
+
+class EventRelay:
+    """The workers' events onto the front's bus, and "someone listens" said to the
+    workers while the bus has subscribers."""
+
+    def __init__(self, nc: Client, subjects: Subjects, context: Context) -> None:
+        self.nc = nc
+        self.subjects = subjects
+        self.bus = context.master.bus
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        await self.nc.subscribe(self.subjects.all_events, cb=self._received)
+        self._task = asyncio.create_task(self._wanting())
+
+    def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _received(self, msg: Msg) -> None:
+        for line in msg.data.split(b"\n"):
+            try:
+                update = orjson.loads(line)
+                self.bus.publish(str(update["event"]), update["data"])
+            except (orjson.JSONDecodeError, KeyError, TypeError):
+                log.warning("an event from %s is malformed", msg.subject)
+
+    async def _wanting(self) -> None:
+        while True:
+            if self.bus.subscribers:
+                try:
+                    await self.nc.publish(self.subjects.want, b"")
+                except Exception as exc:
+                    log.warning("telling the workers of listeners failed: %s", exc)
+            await asyncio.sleep(WANT_EVERY / 2)
+
+
+def _answer(body: bytes) -> Answer:
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return Answer(body, "internal")
+    if data.get("ok"):
+        return Answer(body)
+    return Answer(body, str(data.get("error", {}).get("kind", "internal")))
+
+
+def _with_id(body: bytes, ident: Any) -> bytes:
+    data = orjson.loads(body)
+    data["id"] = ident
+    data.pop("moved", None)
+    return orjson.dumps(data)
+
+
+def _result_text(body: bytes) -> str:
+    answer = _answer(body)
+    if answer.ok:
+        return body.decode(errors="replace")
+    error = orjson.loads(body).get("error", {})
+    return f"error {error.get('kind')}: {error.get('message')}"
+
+
+async def put_configured(buckets: Buckets, outstations: list[OutstationSettings]) -> None:
+    """The outstations of a front's configuration written to the cluster (those already
+    there are left as they are)."""
+    for settings in outstations:
+        with contextlib.suppress(KeyWrongLastSequenceError):
+            await buckets.outstations.create(
+                outstation_key(settings.name), settings.model_dump_json().encode()
+            )
+
+
+__all__ = ["ClusterDispatcher", "ConnectionFailed", "EventRelay", "put_configured"]

@@ -1,0 +1,117 @@
+"""A worker's lease: its entry in the workers bucket, renewed, and the fence that stops a
+worker whose lease lapsed from commanding anything (D162, D163).
+
+The entry ``w.<worker>`` lives ``ttl`` seconds unrenewed; its first revision is the worker's
+*epoch*, which every outstation lease it takes names. The worker renews it every third of
+the TTL, and counts its lease as held until ``sent + ttl * SAFE`` on its own monotonic clock,
+where ``sent`` is when the last successful renewal was *sent*: the server's TTL runs from
+when it *stored* that renewal, later, so the worker always believes its lease gone before
+the server lets anyone else take what it held. A renewal refused (the entry expired, or was
+written by another) ends the lease at once.
+
+:meth:`WorkerLease.valid` is synchronous, for the wire's fence, which runs right before
+each commanding request is written (:meth:`gridwire.master.Master.command_fence`)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import orjson
+from nats.js.errors import KeyWrongLastSequenceError, NotFoundError
+from nats.js.kv import KeyValue
+
+log = logging.getLogger("gridwire.cluster")
+
+SAFE = 0.8
+"""The share of the TTL a worker counts on after sending a renewal."""
+
+
+class LeaseLost(Exception):
+    """The worker's lease ended (refused renewal, or its time passed unrenewed)."""
+
+
+class WorkerLease:
+    """The worker's entry in the workers bucket."""
+
+    def __init__(
+        self,
+        kv: KeyValue,
+        worker: str,
+        ttl: float,
+        info: Callable[[], dict[str, object]],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.kv = kv
+        self.worker = worker
+        self.key = f"w.{worker}"
+        self.ttl = ttl
+        self.info = info
+        self.clock = clock
+        self.epoch = 0
+        self.revision = 0
+        self.until = 0.0
+
+    def valid(self) -> bool:
+        """Whether the lease is held now (no network: the local deadline)."""
+        return self.epoch != 0 and self.clock() < self.until
+
+    async def start(self) -> int:
+        """Write a new entry: a new epoch (what an earlier epoch held is not ours any more)."""
+        sent = self.clock()
+        body = orjson.dumps({"worker": self.worker, **self.info()})
+        try:
+            revision = await self.kv.create(self.key, body)
+        except KeyWrongLastSequenceError:
+            # An entry of ours from before (a restart within the TTL): take a fresh epoch.
+            await self.kv.delete(self.key)
+            revision = await self.kv.create(self.key, body)
+        self.epoch = self.revision = revision
+        self.until = sent + self.ttl * SAFE
+        log.info("worker %s: lease taken, epoch %d", self.worker, revision)
+        return revision
+
+    async def renew(self) -> None:
+        """Renew; LeaseLost when the entry is gone or not ours (a network error is raised
+        as it is: the lease may still be held until :meth:`valid` says not)."""
+        if not self.valid():
+            self.epoch = 0
+            raise LeaseLost(f"worker {self.worker}: lease not renewed within its time")
+        sent = self.clock()
+        body = orjson.dumps({"worker": self.worker, "epoch": self.epoch, **self.info()})
+        try:
+            self.revision = await self.kv.update(self.key, body, last=self.revision)
+        except (KeyWrongLastSequenceError, NotFoundError):
+            self.epoch = 0
+            raise LeaseLost(f"worker {self.worker}: lease expired or taken over") from None
+        self.until = sent + self.ttl * SAFE
+
+    def end(self) -> None:
+        self.epoch = 0
+        self.until = 0.0
+
+
+async def live_workers(kv: KeyValue) -> dict[str, tuple[int, dict[str, object]]]:
+    """The workers whose entry lives: worker -> (epoch, what it says of itself)."""
+    found: dict[str, tuple[int, dict[str, object]]] = {}
+    try:
+        keys = await kv.keys()
+    except NotFoundError:  # nats-py: NoKeysError subclasses it
+        return found
+    for key in keys:
+        try:
+            entry = await kv.get(key)
+        except NotFoundError:
+            continue
+        if entry.value is None or entry.revision is None:
+            continue
+        try:
+            info = orjson.loads(entry.value)
+        except orjson.JSONDecodeError:
+            continue
+        if not isinstance(info, dict):
+            continue
+        epoch = info.get("epoch", entry.revision)
+        found[key.removeprefix("w.")] = (int(epoch), info)
+    return found

@@ -1,0 +1,141 @@
+"""The cluster's names on NATS: the connection, the subjects and the JetStream key-value
+buckets (D160), and the keys outstations are kept under.
+
+Buckets (``<prefix>`` is ``gridwire`` unless set):
+
+- ``<prefix>-outstations``: an outstation's settings (JSON), under its key; ``add`` writes,
+  ``remove`` deletes. No TTL: it lasts until removed.
+- ``<prefix>-workers``: one entry per live worker, TTL the lease time, renewed by the worker
+  every third of it. Its first revision is the worker's *epoch*.
+- ``<prefix>-leases``: which worker holds an outstation (``{"worker", "epoch"}``), written by
+  compare-and-set; valid only while the worker's entry lives with that epoch. Its revision
+  is the lease's fencing token.
+- ``<prefix>-journals``: evaluations' restore journals, by outstation key.
+
+Subjects: ``<prefix>.op.<worker>`` (operations, request/reply), ``<prefix>.added.<worker>``
+(how taking an outstation ended), ``<prefix>.status`` (every worker answers),
+``<prefix>.events.<worker>`` (a worker's events), ``<prefix>.want`` (a front has listeners).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import nats
+from nats.aio.client import Client
+from nats.js.api import KeyValueConfig
+from nats.js.errors import BucketNotFoundError
+from nats.js.kv import KeyValue
+
+from gridwire.cluster.settings import ClusterSettings
+from gridwire.errors import ConfigError
+
+_PLAIN = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def outstation_key(name: str) -> str:
+    """The key of outstation ``name`` in every bucket: ``o.<name>`` when the name is made of
+    letters, digits, ``-`` and ``_``, else ``x.<base32 of its UTF-8>`` (keys allow little)."""
+    if _PLAIN.match(name):
+        return f"o.{name}"
+    coded = base64.b32encode(name.encode()).decode().rstrip("=").lower()
+    return f"x.{coded}"
+
+
+def name_of_key(key: str) -> str:
+    """The outstation name a key was made from (:func:`outstation_key` reversed)."""
+    kind, _, rest = key.partition(".")
+    if kind == "o":
+        return rest
+    padded = rest.upper() + "=" * (-len(rest) % 8)
+    return base64.b32decode(padded).decode()
+
+
+@dataclass(frozen=True, slots=True)
+class Subjects:
+    prefix: str
+
+    def op(self, worker: str) -> str:
+        return f"{self.prefix}.op.{worker}"
+
+    def added(self, worker: str) -> str:
+        return f"{self.prefix}.added.{worker}"
+
+    @property
+    def status(self) -> str:
+        return f"{self.prefix}.status"
+
+    def events(self, worker: str) -> str:
+        return f"{self.prefix}.events.{worker}"
+
+    @property
+    def all_events(self) -> str:
+        return f"{self.prefix}.events.*"
+
+    @property
+    def want(self) -> str:
+        return f"{self.prefix}.want"
+
+
+@dataclass(slots=True)
+class Buckets:
+    outstations: KeyValue
+    workers: KeyValue
+    leases: KeyValue
+    journals: KeyValue
+    lease: float
+    """The workers bucket's TTL, in seconds: how long a worker's lease lasts unrenewed."""
+
+
+async def connect(settings: ClusterSettings, name: str, **callbacks: Any) -> Client:
+    """A connection to the cluster that keeps reconnecting (ConfigError when none can be
+    made at start)."""
+    try:
+        return await nats.connect(
+            name=name,
+            connect_timeout=5,
+            max_reconnect_attempts=-1,
+            reconnect_time_wait=0.5,
+            allow_reconnect=True,
+            **callbacks,
+            **settings.connect_options(),
+        )
+    except Exception as exc:
+        raise ConfigError(
+            f"--cluster {','.join(settings.servers)}: cannot connect to NATS: {exc or type(exc).__name__}"
+        ) from None
+
+
+async def open_buckets(nc: Client, settings: ClusterSettings) -> Buckets:
+    """The cluster's buckets, created when missing (the first process creates them with its
+    ``lease``; the bucket's TTL is the cluster's lease time from then on)."""
+    js = nc.jetstream()
+    prefix = settings.prefix
+    copies = settings.replicas
+    outstations = await _bucket(js, f"{prefix}-outstations", 0, copies)
+    workers = await _bucket(js, f"{prefix}-workers", settings.lease, copies)
+    leases = await _bucket(js, f"{prefix}-leases", 0, copies)
+    journals = await _bucket(js, f"{prefix}-journals", 0, copies)
+    status = await workers.status()
+    ttl = float(status.ttl or settings.lease)
+    return Buckets(outstations, workers, leases, journals, ttl)
+
+
+async def _bucket(js: Any, name: str, ttl: float, replicas: int) -> KeyValue:
+    try:
+        kv: KeyValue = await js.key_value(name)
+        return kv
+    except BucketNotFoundError:
+        pass
+    try:
+        kv = await js.create_key_value(
+            KeyValueConfig(bucket=name, history=1, ttl=ttl or None, replicas=replicas)
+        )
+        return kv
+    except Exception:
+        # Another process may have created it meanwhile.
+        kv = await js.key_value(name)
+        return kv

@@ -1,0 +1,251 @@
+"""``gridwire worker``: a master that takes outstations from the cluster under leases, renews
+them, and answers the operations a front routes to it (D160-D165).
+
+Every ``scan`` seconds a worker reads which workers live and which outstations are held; it
+takes free outstations (no lease, or a lease whose worker's entry lapsed or changed epoch) up
+to its share, ``min(capacity, ceil(outstations / live workers))``, and gives back what it
+holds beyond that share (so a worker that joins gets its share, and only what it takes is
+interrupted). Taking is a compare-and-set on the lease entry, so two workers never both
+take one. Taken outstations are added to the master concurrently (at most ``CONNECTING``
+at a time). A worker whose own lease lapses drops every outstation before anyone else may
+take them (:mod:`gridwire.cluster.lease`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import random
+from collections.abc import Awaitable
+from typing import Any
+
+import orjson
+
+from gridwire.cluster.holdings import Held, Holdings
+from gridwire.cluster.journals import ClusterJournals
+from gridwire.cluster.lease import LeaseLost, WorkerLease, live_workers
+from gridwire.cluster.mirror import Mirror
+from gridwire.cluster.store import Buckets, Subjects, name_of_key
+from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.errors import OperationError
+from gridwire.master import Master, OutstationSettings
+from gridwire.operations.dispatch import error_body
+from gridwire.operations.encoding import encode
+
+log = logging.getLogger("gridwire.cluster")
+
+CONNECTING = 256
+"""Outstations a worker connects to at once when it takes many."""
+
+
+class Worker:
+    """One worker: its lease, its holdings, and the loops that keep them."""
+
+    def __init__(
+        self,
+        worker_id: str,
+        master: Master,
+        buckets: Buckets,
+        subjects: Subjects,
+        capacity: int,
+        journals: ClusterJournals | None = None,
+    ) -> None:
+        self.id = worker_id
+        self.journals = journals
+        self.master = master
+        self.buckets = buckets
+        self.subjects = subjects
+        self.capacity = capacity
+        self.ttl = buckets.lease
+        self.scan_every = max(0.25, min(2.0, self.ttl / 4))
+        self.lease = WorkerLease(buckets.workers, worker_id, self.ttl, self._info)
+        self.holdings = Holdings(buckets.leases, self.lease, self.drop)
+        self.configs = Mirror(buckets.outstations, self._config_changed)
+        self.lease_entries = Mirror(buckets.leases, self._lease_changed)
+        self.live: dict[str, tuple[int, dict[str, object]]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._connecting = asyncio.Semaphore(CONNECTING)
+        master.command_fence(self._fence)
+
+    def _info(self) -> dict[str, object]:
+        return {
+            "capacity": self.capacity,
+            "held": len(self.holdings),
+            "allow_control": self.master.allow_control,
+        }
+
+    def _fence(self, outstation: str, function: FunctionCode) -> None:
+        self.holdings.fence(outstation)(function)
+
+    def spawn(self, work: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # --- running ------------------------------------------------------------------------
+
+    async def run(self, stopping: asyncio.Event) -> None:
+        await self.lease.start()
+        self.configs.start()
+        self.lease_entries.start()
+        await self.configs.synced.wait()
+        await self.lease_entries.synced.wait()
+        loops = [
+            asyncio.create_task(self._renewing()),
+            asyncio.create_task(self._scanning()),
+        ]
+        try:
+            await stopping.wait()
+        finally:
+            for task in loops:
+                task.cancel()
+            await self.close()
+
+    async def close(self) -> None:
+        """Give back every outstation (so others take them at once) and end the lease."""
+        for key in list(self.holdings.held):
+            held = self.holdings.held[key]
+            with contextlib.suppress(Exception):
+                await self.master.remove(held.name)
+            with contextlib.suppress(Exception):
+                await self.holdings.release(key)
+        with contextlib.suppress(Exception):
+            await self.buckets.workers.delete(self.lease.key)
+        self.lease.end()
+        for task in list(self._tasks):
+            task.cancel()
+        await self.configs.close()
+        await self.lease_entries.close()
+
+    async def _renewing(self) -> None:
+        while True:
+            await asyncio.sleep(self.ttl / 3)
+            try:
+                await self.lease.renew()
+            except LeaseLost as exc:
+                log.warning("%s: every outstation dropped", exc)
+                self.drop_all()
+                with contextlib.suppress(Exception):
+                    await self.lease.start()
+            except Exception as exc:
+                log.warning("worker %s: renewing the lease failed: %s", self.id, exc)
+                if not self.lease.valid():
+                    self.drop_all()
+
+    async def _scanning(self) -> None:
+        while True:
+            try:
+                await self.scan()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("worker %s: scan failed: %s", self.id, exc)
+            await asyncio.sleep(self.scan_every * random.uniform(0.8, 1.2))
+
+    # --- taking and giving back ----------------------------------------------------------
+
+    def share(self) -> int:
+        """How many outstations this worker should hold now."""
+        workers = max(1, len(self.live))
+        return min(self.capacity, math.ceil(len(self.configs.entries) / workers))
+
+    async def scan(self) -> None:
+        if not self.lease.valid():
+            self.drop_all()
+            return
+        self.live = await live_workers(self.buckets.workers)
+        self.live.setdefault(self.id, (self.lease.epoch, {}))
+        share = self.share()
+        held = len(self.holdings)
+        if held > share:
+            for key in list(self.holdings.held)[share:]:
+                self.spawn(self._give_back(key))
+        elif held < share:
+            for key, revision in self._free()[: share - held]:
+                name = name_of_key(key)
+                got = await self.holdings.take(key, name, revision)
+                if got is not None:
+                    self.spawn(self._connect(key, got))
+
+    def _free(self) -> list[tuple[str, int | None]]:
+        """Outstations no live lease holds: (key, revision of a lapsed lease or None)."""
+        free: list[tuple[str, int | None]] = []
+        for key in self.configs.entries:
+            if key in self.holdings.held:
+                continue
+            entry = self.lease_entries.entries.get(key)
+            if entry is None:
+                free.append((key, None))
+                continue
+            holder = _holder(entry[0])
+            if holder is None or self.live.get(holder[0], (None,))[0] != holder[1]:
+                free.append((key, entry[1]))
+        random.shuffle(free)  # workers taking at once mostly try different ones
+        return free
+
+    async def _connect(self, key: str, held: Held) -> None:
+        config = self.configs.entries.get(key)
+        if config is None:
+            await self.holdings.release(key)
+            return
+        async with self._connecting:
+            if self.holdings.held.get(key) is not held:
+                return
+            try:
+                settings = OutstationSettings.model_validate_json(config[0])
+                if self.journals is not None:  # what a lost worker's evaluation changed
+                    await self.journals.fetch(settings)
+                status = await self.master.add(settings)
+                body = b'{"id":null,"ok":true,"result":' + await encode(status) + b"}"
+            except OperationError as exc:
+                body = error_body(exc.kind, str(exc))
+            except Exception as exc:
+                body = error_body("request", f"outstation {held.name}: {exc}")
+            log.info("worker %s: took outstation %s", self.id, held.name)
+            if not held.added.done():
+                held.added.set_result(body)
+
+    async def _give_back(self, key: str) -> None:
+        held = self.holdings.held.get(key)
+        if held is None:
+            return
+        log.info("worker %s: gives back outstation %s (more than its share)", self.id, held.name)
+        await self._remove(held.name)
+        await self.holdings.release(key)
+
+    async def _remove(self, name: str) -> None:
+        with contextlib.suppress(OperationError):
+            await self.master.remove(name)
+
+    def drop(self, name: str) -> None:
+        """Close and forget outstation ``name`` now (its lease is not ours)."""
+        for key, held in list(self.holdings.held.items()):
+            if held.name == name:
+                self.holdings.forget(key)
+        self.spawn(self._remove(name))
+
+    def drop_all(self) -> None:
+        for held in list(self.holdings.held.values()):
+            self.drop(held.name)
+
+    def _config_changed(self, key: str, value: bytes | None) -> None:
+        if value is None and key in self.holdings.held:
+            self.spawn(self._give_back(key))
+
+    def _lease_changed(self, key: str, value: bytes | None) -> None:
+        held = self.holdings.held.get(key)
+        if held is None or value is None:
+            return
+        holder = _holder(value)
+        if holder is not None and holder[0] != self.id:
+            log.warning("worker %s: outstation %s taken by %s", self.id, held.name, holder[0])
+            self.drop(held.name)
+
+
+def _holder(value: bytes) -> tuple[str, int] | None:
+    try:
+        data = orjson.loads(value)
+        return str(data["worker"]), int(data["epoch"])
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        return None
