@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 
 from gridwire.derops import Der, DerMaster
+from gridwire.dnp3.objects.controls import CommandStatus
 from gridwire.gateway.runner import Gateway
 from gridwire.gateway.store import Store
 from gridwire.master import OutstationSettings
 from gridwire.outstation import run_outstation
+from gridwire.outstation.controls import BinaryCommand, Command, Mode
 from gridwire.sep2.client import Sep2Client
 from gridwire.sep2.config import build_config
 from gridwire.simulator import SimulatedDer
@@ -78,18 +80,35 @@ def der_control(
     )
 
 
+class CountingDer(SimulatedDer):
+    """gridwire's simulated DER, keeping every control it was asked to carry out (an operate
+    or a direct operate, not a select): ("bo", index, code) or ("ao", index, value)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.received: list[tuple[str, int, int | float]] = []
+
+    def control(self, command: Command, mode: Mode, now: float) -> CommandStatus:
+        if mode != "select":
+            if isinstance(command, BinaryCommand):
+                self.received.append(("bo", command.index, command.code))
+            else:
+                self.received.append(("ao", command.index, command.value))
+        return super().control(command, mode, now)
+
+
 @dataclass
 class Rig:
     headend: DerHeadEnd
     gateway: Gateway
     der: Der
-    sim: SimulatedDer
+    sim: CountingDer
     store_path: Path
 
 
 @contextlib.asynccontextmanager
 async def rig(headend: DerHeadEnd, pki: Pki, store_path: Path, seed: int = 1) -> AsyncIterator[Rig]:
-    sim = SimulatedDer()
+    sim = CountingDer()
     async with run_outstation(sim, "127.0.0.1", 0) as server:
         master = DerMaster(allow_control=True)
         client = Sep2Client(build_config(client_settings(headend, pki)))
