@@ -62,6 +62,13 @@ class Held:
     curves: dict[str, str] = field(default_factory=dict)
 
 
+def _same(held: Value | None, wanted: Value) -> bool:
+    """Whether what is held already is what is wanted (a float within a millionth)."""
+    if held is None or isinstance(held, bool) or isinstance(wanted, bool):
+        return held is wanted
+    return abs(float(held) - float(wanted)) <= 1e-6 * max(1.0, abs(float(wanted)))
+
+
 class Applier:
     def __init__(self, der: Der, save: Callable[[], None] = lambda: None) -> None:
         self.der = der
@@ -109,6 +116,9 @@ class Applier:
         if rule.convert == "watts_charge":
             return bool(self.ratings.get("charge"))
         return rule.convert != "curve" or self.der.point_map.curve_block is not None
+
+    def has_point(self, name: str) -> bool:
+        return self._point(name, False) is not None
 
     def _point(self, name: str, write: bool) -> Point | None:
         try:
@@ -184,9 +194,9 @@ class Applier:
         for address in self.held.points:
             if address not in points and address in self.found:
                 points[address] = self.found[address]
-        changed = {a: v for a, v in points.items() if self._current(a) != v}
+        await self._remember_points(points)  # before the first write: what was found
+        changed = {a: v for a, v in points.items() if not _same(self._current(a), v)}
         if changed:
-            await self._remember_points(changed)
             made.append(await self._write(changed, want.sources))
         functions = {k for k in want.functions}
         for key in sorted(functions - self.held.functions):

@@ -50,7 +50,16 @@ def response_body(lfdi: str, mrid: str, status: int, created: int) -> bytes:
 
 
 class Gateway:
-    def __init__(self, client: Sep2Client, der: Der, store: Store, *, seed: int | str = 0) -> None:
+    def __init__(
+        self,
+        client: Sep2Client,
+        der: Der,
+        store: Store,
+        *,
+        seed: int | str = 0,
+        readings: tuple[str, ...] = (),
+        readings_seconds: float = 10.0,
+    ) -> None:
         self.client = client
         self.der = der
         self.store = store
@@ -65,6 +74,10 @@ class Gateway:
         self.der_error: str | None = None
         self.last: Decision | None = None
         self.passes = 0
+        self.readings: dict[str, Any] = {}
+        self._reading_names = readings
+        self._readings_seconds = readings_seconds
+        self._readings_due = 0.0
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -131,6 +144,7 @@ class Gateway:
         self.store.save_events(self.scheduler.records, decision.responses)
         applied = await self._apply(decision)
         posted = await self.post_responses()
+        await self._read()
         waits = [MAX_SLEEP, self.feed.next_due()]
         if decision.next_change is not None:
             waits.append(decision.next_change)
@@ -160,6 +174,34 @@ class Gateway:
         for change in made:
             self.store.add_change(time.time(), _change_json(change))
         return all(c.accepted is not False for c in made)
+
+    async def _read(self) -> None:
+        """The DER's readings the configuration names (those its map has), now and then."""
+        clock = self.client.timebase.clock
+        if not self._reading_names or clock.monotonic() < self._readings_due:
+            return
+        self._readings_due = clock.monotonic() + self._readings_seconds
+        names = [n for n in self._reading_names if self.applier.has_point(n)]
+        if not names:
+            return
+        try:
+            read = await self.der.read(names)
+        except GridwireError as exc:
+            self._der_failed(exc)
+            return
+        self.readings = {
+            "at": clock.wall(),
+            "points": [
+                {
+                    "name": p.name,
+                    "address": p.address,
+                    "value": p.value,
+                    "units": p.units,
+                    "quality": p.quality,
+                }
+                for p in read.points
+            ],
+        }
 
     def _der_failed(self, exc: Exception) -> None:
         if str(exc) != self.der_error:
