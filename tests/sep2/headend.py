@@ -232,6 +232,10 @@ class HeadEndDouble:
                 return self._edev(path[len(self.edev_path) :], query)
             return 404, ""
 
+    def accept(self, method: str, path: str, body: bytes, lfdi: str | None) -> int:
+        """A POST or PUT: the status to answer (none is taken here)."""
+        return 405
+
     def _dcap(self) -> str:
         here = self.dcap_path
         rate = "" if self.dcap_poll_rate is None else f' pollRate="{self.dcap_poll_rate}"'
@@ -436,6 +440,26 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
+
+    def do_POST(self) -> None:
+        self._accept("POST")
+
+    def do_PUT(self) -> None:
+        self._accept("PUT")
+
+    def _accept(self, method: str) -> None:
+        """A body sent to the double (a subclass's sink); 405 unless it takes it."""
+        parts = urlsplit(self.path)
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        conn = self.connection
+        assert isinstance(conn, ssl.SSLSocket)
+        der = conn.getpeercert(binary_form=True)
+        double = self.server.double
+        local = double.local(parts.path) or ""
+        status = double.accept(method, local, body, lfdi_of(der) if der else None)
+        self.send_response(status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def _drip(self, status: int, payload: bytes, delay: float) -> None:
         """The answer, status line first, one octet every ``delay`` seconds (the body only,

@@ -46,7 +46,12 @@ def _unnoticed(key: str, message: str | None) -> None:
         log.info("%s", message)
 
 
-T = TypeVar("T", EndDevice, FunctionSetAssignments)
+class _Listed(Protocol):
+    @property
+    def href(self) -> str: ...
+
+
+T = TypeVar("T", bound=_Listed)  # an entry of a list resource (any function set's)
 
 
 class Getter(Protocol):
@@ -106,12 +111,26 @@ async def read_list(
     """Every entry of the list at ``href``, a page (query ``s`` start, ``l`` limit) at a time;
     stops early at an entry ``until`` accepts. A page answered with any status but 200 raises
     :class:`HttpStatusError` naming the URL."""
+    entries, _ = await read_list_rated(headend, href, parse, page_size, until)
+    return entries
+
+
+async def read_list_rated(
+    headend: Getter,
+    href: str,
+    parse: Callable[[bytes, str], ListPage[T]],
+    page_size: int,
+    until: Callable[[T], bool] | None = None,
+) -> tuple[tuple[T, ...], int | None]:
+    """:func:`read_list`, with the pollRate the list's first page gives (None: none)."""
     entries: list[T] = []
     seen: set[str] = set()
     start = 0
-    for _ in range(MAX_PAGES):
+    rate: int | None = None
+    for number in range(MAX_PAGES):
         fetched = await headend.get(href, {"s": start, "l": page_size})
         page = parse(fetched.require_ok(), fetched.url)
+        rate = page.poll_rate if number == 0 else rate
         fresh = [e for e in page.items if e.href not in seen]
         entries.extend(fresh)
         seen.update(e.href for e in fresh)
@@ -120,7 +139,7 @@ async def read_list(
         start += len(page.items)
         if not fresh or start >= page.all:
             break
-    return tuple(entries)
+    return tuple(entries), rate
 
 
 async def find_end_device(

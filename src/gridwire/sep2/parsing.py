@@ -260,3 +260,10 @@ def parse_function_set_assignments_list(
         href,
         _function_set_assignments,
     )
+
+
+# The generic readers, for function sets built above this package (the gateway's DER set).
+Reader = _Reader
+root_reader = _root
+href_of = _href_of
+parse_list = _list

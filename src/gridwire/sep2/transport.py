@@ -218,5 +218,22 @@ class HeadEnd:
             wall, monotonic = self.clock.wall(), self.clock.monotonic()
             return Fetched(href, str(url), response.status_code, bytes(body), wall, monotonic)
 
+    async def send(self, method: str, href: str, body: bytes) -> Fetched:
+        """``POST`` or ``PUT`` of an ``application/sep+xml`` body to ``href``; any status is
+        returned (the Location of a 201 is not followed), a failure to get one raises."""
+        url = self.locate(href)
+        self.requests += 1
+        headers = {"Content-Type": MEDIA_TYPE}
+        try:
+            async with asyncio.timeout(self.timeout):
+                response = await self._client.request(
+                    method, url, content=body, headers=headers, extensions=self._extensions
+                )
+        except (httpx.HTTPError, OSError) as exc:
+            kind, message = _describe(exc, self.server_url, _Progress(), self.timeout)
+            raise kind(f"{message} ({method} {shown(url)})") from None
+        wall, monotonic = self.clock.wall(), self.clock.monotonic()
+        return Fetched(href, str(url), response.status_code, response.content, wall, monotonic)
+
     async def aclose(self) -> None:
         await self._client.aclose()
