@@ -72,7 +72,7 @@ def schedule_block(b: Builder) -> ScheduleBlock:
         value=1,
         **shared,
     )
-    heads = [
+    heads: list[tuple[int, int, str, dict[str, Any]]] = [
         (462, 571, "Schedule identity. A number the utility gives the schedule", {}),
         (463, 572, "Schedule priority. Lower numbers win over higher", {"value": 1}),
         (464, 573, f"Schedule type {SCHEDULE_TYPES}", {"maximum": 30}),
