@@ -221,6 +221,8 @@ class ScheduleRunner:
             return CommandStatus.NOT_SUPPORTED
         if not select:
             shown.ready = on
+            if not on and self.running == self.selected:
+                self.running, self.active = 0, None  # it stops now; another may run next tick
             self.publish(now)
         return CommandStatus.SUCCESS
 
