@@ -1,22 +1,25 @@
 // DER (outstations with a profile): nameplate and monitoring, live, with a trend; functions
-// with their enable switch and settings; the curve and its editor; the Device Profile. Each
-// part is read when first shown for an outstation, and again on its "Read again".
+// with their enable switch and settings; the curve and its editor; the schedule and its
+// editor; the Device Profile. Each part is read when first shown for an outstation, and
+// again on its "Read again".
 
 import { h, replace } from "../dom.js";
 import { createCurve } from "./der_curve.js";
 import { createDocument } from "./der_document.js";
 import { createFunctions } from "./der_functions.js";
 import { createReadings } from "./der_readings.js";
+import { createSchedule } from "./der_schedule.js";
 import { createPane, profiledOutstation } from "./pane.js";
 
 const PARTS = [
   ["readings", "Nameplate and monitoring", createReadings],
   ["functions", "Functions", createFunctions],
   ["curve", "Curve", createCurve],
+  ["schedule", "Schedule", createSchedule],
   ["document", "Device Profile", createDocument],
 ];
 
-export const needs = ["der.read", "der.functions", "der.curve", "der.write_curve", "der.enable", "der.disable", "der.write", "der.compare", "der.document"];
+export const needs = ["der.read", "der.functions", "der.curve", "der.write_curve", "der.enable", "der.disable", "der.write", "der.compare", "der.document", "der.schedule", "der.write_schedule", "der.enable_schedule", "der.disable_schedule"];
 
 export function create() {
   let part = "readings";
