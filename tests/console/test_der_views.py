@@ -266,3 +266,60 @@ def test_der_readings_name_a_state_once(watched: Watched, site: Site) -> None:
     assert cell.get_attribute("title") == f"as transmitted: {str(binary['raw']).lower()}"
     watched.shot("der-der-readings-state-once")
     watched.assert_clean()
+
+
+def test_a_schedule_is_written_on_its_timeline_read_back_and_set_ready(
+    watched: Watched, site: Site
+) -> None:
+    page = open_console(watched, site, "der", "der")
+    page.click("button[data-part='schedule']")
+    page.wait_for_selector(".schedule-chart", timeout=WAIT_MS)
+    page.fill("input[aria-label='schedule number']", "3")
+    page.click("button:text-is('Select and read')")
+    top = page.locator(".der-part .inline > .msg")
+    top.filter(has_text="schedule 3").wait_for(timeout=WAIT_MS)
+    assert top.inner_text() == "schedule 3: 0 points"
+    assert "holds no points" in page.locator(".schedule-chart").text_content()
+
+    editor = page.locator("form.schedule-editor")
+    # The type and repeat units are the profile's choices, by name.
+    editor.locator("select[name='type']").select_option("13")
+    editor.locator("select[name='repeat_units']").select_option("3")
+    editor.locator("input[name='priority']").fill("2")
+    editor.locator("input[name='repeat_interval']").fill("1")
+    editor.locator("input[name='start']").fill("2030-01-02T03:04:05")
+    wanted = [[0, 300], [600, 750], [1800, 500]]
+    for _ in wanted:
+        editor.locator("button:text-is('Add point')").click()
+    for i, (offset, value) in enumerate(wanted, start=1):
+        for what, v in (("time offset", offset), ("value", value)):
+            cell = editor.locator(f"input[aria-label='point {i} {what}']")
+            cell.fill(str(v))
+            cell.press("Tab")
+    editor.locator("button[type='submit']").click()
+    said = editor.locator(".msg")
+    said.filter(has_text="read back").wait_for(timeout=WAIT_MS)
+    assert said.inner_text() == "every write accepted; read back matches ✓"
+    assert top.inner_text() == "schedule 3: 3 points"
+    facts = page.inner_text(".schedule-facts")
+    assert "Active power limit, generating" in facts and "starts 2030-01-02T03:04:05.000Z" in facts
+    assert "every 1 Hours" in facts and "not ready" in facts
+    chart = page.locator(".schedule-chart")
+    assert chart.locator("circle.handle").count() == 3
+    steps = chart.locator("polyline.series").get_attribute("points")
+    assert steps is not None and len(steps.split()) == 6  # each value held to the next
+    schedule = der_call(site, "der.schedule")
+    assert (schedule["number"], schedule["type"], schedule["priority"]) == (3, 13, 2)
+    assert (schedule["repeat_interval"], schedule["repeat_units"]) == (1, 3)
+    assert schedule["start"] == "2030-01-02T03:04:05.000Z"
+    assert schedule["points"] == wanted
+
+    page.click("button:text-is('Set ready')")
+    top.filter(has_text="ready ✓").wait_for(timeout=WAIT_MS)
+    assert top.inner_text() == "schedule 3: accepted; ready ✓"
+    page.locator(".schedule-facts").filter(has_text="Ready to run").wait_for(timeout=WAIT_MS)
+    watched.shot("der-schedule-written-and-ready")
+    assert der_call(site, "der.schedule")["ready"] is True
+    page.click("button:text-is('Set not ready')")
+    top.filter(has_text="ready ✗").wait_for(timeout=WAIT_MS)
+    watched.assert_clean()

@@ -40,6 +40,9 @@ UNITS: dict[str | None, str | None] = {
     "Siemens": "S",
     "Amp-hrs or Watt-hrs": "Ah or Wh",
     "Percent per Second": "%/s",
+    "Days": "d",
+    "Milli-seconds": "ms",
+    "Varies": None,
 }
 STOP = {
     "the",

@@ -1,4 +1,4 @@
-"""The catalogue of issue 11: 44 checks in their order, sets, what each writes or deviates,
+"""The catalogue of issue 11 (and issue 20's SCHED-001, SCHED-002): 46 checks in their order, sets, what each writes or deviates,
 the selection rules of ``checks``, and where each check's code is."""
 
 from __future__ import annotations
@@ -29,16 +29,17 @@ MODES = {
 }  # fmt: skip
 
 
-def test_44_checks_in_the_issues_order() -> None:
+def test_46_checks_in_the_issues_order() -> None:
     ids = [spec.id for spec in CATALOGUE]
-    assert len(ids) == 44 == len(set(ids))
+    assert len(ids) == 46 == len(set(ids))
     assert ids[:14] == [
         "PROFILE-001", "MON-001", "ALARM-001", "OP-001", "CONN-001", "SERV-001",
         "SERV-001.2", "SERV-001.3", "CURVE-001", "CURVE-001.2", "CURVE-002", "CURVE-002.2",
         "CURVE-003", "CURVE-003.2",
     ]  # fmt: skip
-    assert ids[14:35] == list(MODES)
-    assert ids[35:] == [
+    assert ids[14:16] == ["SCHED-001", "SCHED-002"]
+    assert ids[16:37] == list(MODES)
+    assert ids[37:] == [
         "LINK-001", "LINK-002", "LINK-003", "LINK-004", "TRANSPORT-001", "TRANSPORT-002",
         "CONFIRM-001", "CONFIRM-002", "CONFIRM-003",
     ]  # fmt: skip
@@ -67,8 +68,8 @@ def test_selection_by_id_in_any_case_and_by_set_exactly() -> None:
     assert [s.id for s in select(["mon-001", "Profile-001"])] == ["PROFILE-001", "MON-001"]
     assert [s.id for s in select(["deviation", "LINK-001"])][:2] == ["LINK-001", "LINK-002"]
     assert len(select(["deviation"])) == 9
-    assert len(select(["der"])) == 34
-    assert len(select(None)) == 44
+    assert len(select(["der"])) == 36
+    assert len(select(None)) == 46
     with pytest.raises(RequestError, match=r"'DER' is neither a check nor a set"):
         select(["DER"])  # set names match exactly
     with pytest.raises(RequestError, match=r"'NOPE-001'"):

@@ -197,7 +197,7 @@ class Messages:
         if field == "points":
             if name == "read":
                 return _points_for_read(rng)
-            if name == "der.write_curve":
+            if name in ("der.write_curve", "der.write_schedule"):
                 return [
                     [rng.choice([0, 50, 100, -1]), rng.choice([0, 50, 1e9])]
                     for _ in range(rng.randint(0, 5))

@@ -36,6 +36,10 @@ COMMANDING: dict[str, dict[str, Any]] = {
     "der.disable": {"function": "volt-var"},
     "der.curve": {"number": 2},
     "der.write_curve": {"number": 4, "type": 2, "x_units": 129, "y_units": 2, "points": []},
+    "der.schedule": {"number": 2},
+    "der.write_schedule": {"number": 2, "type": 13, "points": []},
+    "der.enable_schedule": {"number": 1},
+    "der.disable_schedule": {"number": 1},
     "restore_evaluation": {},
 }
 

@@ -15,6 +15,8 @@ from gridwire.der.errors import MapError
 from gridwire.der.functions import CurveBlock, CurveRef, DerFunction
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import MAX_INDEX, Address, Kind, Point, with_name_values
+from gridwire.der.schedules import FIELDS as SCHEDULE_FIELDS
+from gridwire.der.schedules import STATUS_INPUTS, ScheduleBlock
 from gridwire.der.text import EnumValue, split_name
 
 FORMAT = "gridwire.der-map"
@@ -81,6 +83,25 @@ class _CurveBlockModel(_Model):
     curves: int | None = Field(default=None, ge=1)
 
 
+class _SchedulePointsModel(_Model):
+    output: str
+    input: str | None = None
+    max_points: int = Field(ge=1, le=10000)
+
+
+class _ScheduleBlockModel(_Model):
+    selector: str
+    readback: str | None = None
+    outputs: dict[str, str] = {}
+    inputs: dict[str, str] = {}
+    points: _SchedulePointsModel
+    ready: str | None = None
+    ready_input: str | None = None
+    running: str | None = None
+    number: str | None = None
+    schedules: int | None = Field(default=None, ge=1)
+
+
 class _MapModel(_Model):
     format: Literal["gridwire.der-map"]
     version: Literal[1]
@@ -91,6 +112,7 @@ class _MapModel(_Model):
     points: list[_PointModel]
     functions: list[_FunctionModel] = []
     curve_block: _CurveBlockModel | None = None
+    schedule_block: _ScheduleBlockModel | None = None
 
 
 _FIELDS = frozenset(
@@ -101,6 +123,8 @@ _FIELDS = frozenset(
         _CurveRefModel,
         _FunctionModel,
         _CurveBlockModel,
+        _SchedulePointsModel,
+        _ScheduleBlockModel,
         _MapModel,
     )
     for name in model.model_fields
@@ -254,6 +278,7 @@ def _build(model: _MapModel) -> PointMap:
         )
     return PointMap(
         (_point(p) for p in model.points),
+        schedule_block=_schedule_block(model.schedule_block),
         title=model.title,
         demo=model.demo,
         source=model.source,
@@ -261,6 +286,57 @@ def _build(model: _MapModel) -> PointMap:
         functions=[_function(f) for f in model.functions],
         curve_block=curve_block,
     )
+
+
+def _schedule_block(model: _ScheduleBlockModel | None) -> ScheduleBlock | None:
+    if model is None:
+        return None
+    where = "schedule_block"
+
+    def named(
+        given: dict[str, str], kind: Kind, known: tuple[str, ...]
+    ) -> tuple[tuple[str, int], ...]:
+        for name in given:
+            if name not in known:
+                raise MapError(f"{where}: no field {name!r} (fields: {', '.join(known)})")
+        return tuple(
+            (n, _address(given[n], kind, f"{where}.{n}").index) for n in known if n in given
+        )
+
+    return ScheduleBlock(
+        selector=_address(model.selector, Kind.AO, f"{where}.selector").index,
+        readback=_optional_index(model.readback, Kind.AI, f"{where}.readback"),
+        outputs=named(model.outputs, Kind.AO, SCHEDULE_FIELDS),
+        inputs=named(model.inputs, Kind.AI, SCHEDULE_FIELDS + STATUS_INPUTS),
+        point_output=_address(model.points.output, Kind.AO, f"{where}.points.output").index,
+        point_input=_optional_index(model.points.input, Kind.AI, f"{where}.points.input"),
+        max_points=model.points.max_points,
+        ready=_optional_index(model.ready, Kind.BO, f"{where}.ready"),
+        ready_input=_optional_index(model.ready_input, Kind.BI, f"{where}.ready_input"),
+        running=_optional_index(model.running, Kind.AI, f"{where}.running"),
+        number=_optional_index(model.number, Kind.AI, f"{where}.number"),
+        schedules=model.schedules,
+    )
+
+
+def schedule_block_dict(block: ScheduleBlock) -> dict[str, Any]:
+    """A schedule block as the JSON map writes it."""
+
+    def at(kind: str, index: int | None) -> str | None:
+        return None if index is None else f"{kind}{index}"
+
+    out: dict[str, Any] = {"selector": f"AO{block.selector}", "readback": at("AI", block.readback)}
+    out["outputs"] = {name: f"AO{i}" for name, i in block.outputs}
+    out["inputs"] = {name: f"AI{i}" for name, i in block.inputs}
+    out["points"] = {
+        "output": f"AO{block.point_output}",
+        "input": at("AI", block.point_input),
+        "max_points": block.max_points,
+    }
+    for key, kind in (("ready", "BO"), ("ready_input", "BI"), ("running", "AI"), ("number", "AI")):
+        out[key] = at(kind, getattr(block, key))
+    out["schedules"] = block.schedules
+    return out
 
 
 # -- writing --------------------------------------------------------------------------------
@@ -344,6 +420,8 @@ def to_dict(point_map: PointMap) -> dict[str, Any]:
             "max_points": block.max_points,
             "curves": block.curves,
         }
+    if point_map.schedule_block is not None:
+        out["schedule_block"] = schedule_block_dict(point_map.schedule_block)
     return out
 
 

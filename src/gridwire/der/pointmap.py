@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from gridwire.der.functions import CurveBlock, DerFunction
 from gridwire.der.naming import NameIndex
 from gridwire.der.points import KIND_OF_TYPE, Address, Kind, Point
+from gridwire.der.schedules import ScheduleBlock, check_schedule_block
 from gridwire.der.text import normalize
 from gridwire.der.validation import check_curve_block, checked_points, claim_function_points
 from gridwire.errors import BadParameter, UnknownName
@@ -29,6 +30,7 @@ class PointMap:
         "_mirrors",
         "_names",
         "_purposes",
+        "_schedule_block",
         "blocks",
         "demo",
         "source",
@@ -45,12 +47,16 @@ class PointMap:
         blocks: Mapping[str, int] | None = None,
         functions: Iterable[DerFunction] = (),
         curve_block: CurveBlock | None = None,
+        schedule_block: ScheduleBlock | None = None,
     ) -> None:
         by_address = checked_points(points)
         self._functions = claim_function_points(by_address, functions)
         if curve_block is not None:
             check_curve_block(by_address, curve_block)
         self._curve_block = curve_block
+        if schedule_block is not None:
+            check_schedule_block(by_address, schedule_block)
+        self._schedule_block = schedule_block
         ordered = sorted(by_address.values(), key=lambda p: p.address.sort_key)
         self._by_address = {p.address: p for p in ordered}
         self._by_kind: dict[Kind, tuple[Point, ...]] = {
@@ -214,6 +220,10 @@ class PointMap:
     @property
     def curve_block(self) -> CurveBlock | None:
         return self._curve_block
+
+    @property
+    def schedule_block(self) -> ScheduleBlock | None:
+        return self._schedule_block
 
     def describe(self) -> str:
         """One line: the title and how many points of each kind."""

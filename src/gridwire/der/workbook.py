@@ -32,6 +32,7 @@ from gridwire.der.keysheet import KEY_SHEET, read_key
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Address, Kind, Point, with_name_values
 from gridwire.der.restated import Restatement, check_restated
+from gridwire.der.schedules import derive_schedule_block
 from gridwire.errors import GridwireError
 
 SHEETS = (KEY_SHEET, *(kind.value for kind in COLUMNS))
@@ -120,6 +121,7 @@ class _Reader:
                 blocks=key.blocks,
                 functions=functions,
                 curve_block=curve_block,
+                schedule_block=derive_schedule_block(points),
             )
         except MapError as exc:
             raise WorkbookError(f"{self.name}: {exc}") from None

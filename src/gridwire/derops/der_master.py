@@ -35,9 +35,12 @@ from gridwire.derops.functions import FunctionsResult, der_functions
 from gridwire.derops.operated import Mode
 from gridwire.derops.profile import point_map_of
 from gridwire.derops.read import DerReadResult, der_read
+from gridwire.derops.schedule import ScheduleResult, der_schedule
+from gridwire.derops.schedule_ready import ScheduleReadyResult, der_schedule_ready
 from gridwire.derops.values import Requested
 from gridwire.derops.write import DerWriteResult, der_write
 from gridwire.derops.write_curve import WriteCurveResult, der_write_curve
+from gridwire.derops.write_schedule import WriteScheduleResult, der_write_schedule
 from gridwire.devprofile.layout import Layout
 from gridwire.master import Master, ProfileSource
 
@@ -108,6 +111,32 @@ class Der:
             y_units,
             points,
             mode,
+        )
+
+    async def schedule(
+        self, number: int | float | None = None, mode: Mode = "direct"
+    ) -> ScheduleResult:
+        return await der_schedule(self.master, self.outstation, self.point_map, number, mode)
+
+    async def write_schedule(
+        self,
+        number: int | float,
+        points: Sequence[Sequence[int | float | str]],
+        mode: Mode = "direct",
+        **values: int | float | str | None,
+    ) -> WriteScheduleResult:
+        """der.write_schedule: ``values`` are the fields (identity, priority, type,
+        start_date, start_time, repeat_interval, repeat_units)."""
+        return await der_write_schedule(
+            self.master, self.outstation, self.point_map, number, values, points, mode
+        )
+
+    async def schedule_ready(
+        self, number: int | float, on: bool, mode: Mode = "direct"
+    ) -> ScheduleReadyResult:
+        """der.enable_schedule (``on``) or der.disable_schedule."""
+        return await der_schedule_ready(
+            self.master, self.outstation, self.point_map, number, on, mode
         )
 
     async def compare(

@@ -4,7 +4,7 @@
 
     report = await evaluations_of(master).evaluate("der", Options(checks=["der"]))
 
-Layout: :mod:`.catalogue` (the 44 checks and where their code is), :mod:`.runner` (the run),
+Layout: :mod:`.catalogue` (the 46 checks and where their code is), :mod:`.runner` (the run),
 :mod:`.evaluations` (one run per outstation, progress, cancel), :mod:`.survey`,
 :mod:`.context` (what a check is given), :mod:`.outcomes` (how it says how it ended),
 :mod:`.primitives` (what checks share), :mod:`.families` (the checks, by family), and the

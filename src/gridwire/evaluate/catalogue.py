@@ -1,4 +1,4 @@
-"""The catalogue: the 44 checks an evaluation can run, in the order they run.
+"""The catalogue: the 46 checks an evaluation can run, in the order they run.
 
 Each :class:`CheckSpec` says what the check is (id, title, set; the title is fixed here, the
 same for every device, so ``--list``, ``checks``, the reports and JUnit name a check alike
@@ -34,7 +34,16 @@ CheckFunction = Callable[["CheckContext"], Awaitable[None]]
 Failed, NotApplicable (gridwire.evaluate.outcomes)."""
 
 FAMILIES_PACKAGE: Final = "gridwire.evaluate.families"
-FAMILIES: Final = ("profile", "monitoring", "service", "curves", "modes", "link", "confirmation")
+FAMILIES: Final = (
+    "profile",
+    "monitoring",
+    "service",
+    "curves",
+    "schedules",
+    "modes",
+    "link",
+    "confirmation",
+)
 SETS: Final = ("device-profile", "der", "deviation")
 NOT_IMPLEMENTED: Final = "not implemented in this build"
 
@@ -131,6 +140,8 @@ CATALOGUE: Final[tuple[CheckSpec, ...]] = (
         "curves",
         "curve_003_2",
     ),
+    _writes("SCHED-001", "Schedule editing", "schedules", "sched_001"),
+    _writes("SCHED-002", "A schedule runs", "schedules", "sched_002"),
     *(_mode(id, name, enable) for id, name, enable in _MODES),
     _link("LINK-001", "Bad header CRC", "corrupt_header_crc", 3),
     _link("LINK-002", "Bad data CRC", "corrupt_body_crc", 3),

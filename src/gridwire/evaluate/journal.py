@@ -14,6 +14,8 @@ fsync'd (off the event loop) before the request is sent. What is recorded:
   read again after each selection) and its as-found value is the window's mirror input.
   Put back by selecting that curve, writing, and at the end the selector back as found;
 - the selector itself (``AO244``), its readback as found;
+- the schedule block's window alike (:mod:`gridwire.evaluate.windows`), its ready output
+  (``BO42 (schedule 2)``) too: set off first and on last (a ready schedule refuses edits);
 - the DER's run state (``run state``: started or stopped, from BI14/BI15) before the first
   start (BO1) or stop (BO2) command: put back by that command, its permission (BO3 to
   start, BO4 to stop) granted for it when withdrawn (and then put back as found itself).
@@ -41,7 +43,6 @@ from typing import Any, Final, Literal
 
 import platformdirs
 
-from gridwire.der.functions import CURVE_FIRST_X, CurveBlock
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Kind, Point, spelled
 from gridwire.derops.profile import point_map_of
@@ -49,6 +50,7 @@ from gridwire.derops.read import read_points
 from gridwire.dnp3.app.fragments import parse_request
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.errors import Conflict, GridwireError
+from gridwire.evaluate.windows import Window, window_of, window_point, windows
 from gridwire.master import Master
 from gridwire.master.controls import Control
 from gridwire.master.settings import OutstationSettings
@@ -89,21 +91,27 @@ def journal_path(state_dir: Path, settings: OutstationSettings) -> Path:
 
 @dataclass(slots=True)
 class Entry:
-    """One point as found (see the module's notes). ``selector`` is the curve the window
-    showed when a window output was recorded (None for any other point)."""
+    """One point as found (see the module's notes). ``selector`` is the item (curve or
+    schedule, ``window``) the window showed when a window output was recorded (None for any
+    other point)."""
 
     type: EntryType
     index: int
     as_found: Scalar | str
     variation: int | None = None
     selector: int | None = None
+    window: str | None = None
 
     @property
     def name(self) -> str:
         if self.type == "run_state":
             return RUN_STATE
-        curve = f" (curve {self.selector})" if self.selector is not None else ""
-        return f"{spelled(self.type, self.index)}{curve}"
+        shown = f" ({self.window_name} {self.selector})" if self.selector is not None else ""
+        return f"{spelled(self.type, self.index)}{shown}"
+
+    @property
+    def window_name(self) -> str:
+        return self.window or "curve"
 
     @property
     def key(self) -> tuple[str, int, int | None]:
@@ -132,7 +140,7 @@ class Journal:
         self.point_map = point_map
         self.path = path
         self.entries: list[Entry] = []
-        self._shown: int | None = None
+        self._shown: dict[str, int | None] = {}
         self._lock = asyncio.Lock()
 
     # --- the file ----------------------------------------------------------------------------
@@ -153,7 +161,7 @@ class Journal:
             "host": settings.host,
             "port": settings.port,
             "link": settings.outstation_address,
-            "entries": [asdict(e) for e in self.entries],
+            "entries": [_saved(e) for e in self.entries],
         }
         await asyncio.to_thread(_write, self.path, data if self.entries else None)
         for sink in JOURNAL_SINKS:  # a copy kept elsewhere (a cluster), before any control
@@ -177,36 +185,41 @@ class Journal:
 
     async def _record(self, controls: Sequence[Any]) -> None:
         known = {e.key for e in self.entries}
-        block = self.point_map.curve_block
+        wins = windows(self.point_map)
         wanted: list[Entry] = []
-        selected = False
+        selected: set[str] = set()
         for obj in controls:
             index: int = obj.index
-            if obj.group == _CROB:
-                if index in (START, STOP) and ("run_state", 0, None) not in known:
-                    known.add(("run_state", 0, None))
-                    state = await self.run_state()
-                    if state is not None:
-                        wanted.append(Entry("run_state", 0, state))
-                key: tuple[str, int, int | None] = ("bo", index, None)
-                entry = Entry("bo", index, False)
-            elif block is not None and index == block.selector:
-                key, entry, selected = ("ao", index, None), Entry("ao", index, 0, 1), True
-            elif block is not None and _in_window(block, index):
-                if selected:
-                    log.warning(
-                        "AO%d written with a new selection in one request: not journaled", index
-                    )
+            kind = Kind.BO if obj.group == _CROB else Kind.AO
+            if kind is Kind.BO and index in (START, STOP) and ("run_state", 0, None) not in known:
+                known.add(("run_state", 0, None))
+                state = await self.run_state()
+                if state is not None:
+                    wanted.append(Entry("run_state", 0, state))
+            choosing = next((w for w in wins if kind is Kind.AO and index == w.selector), None)
+            edited = next((w for w in wins if w.edited(kind, index)), None)
+            key: tuple[str, int, int | None]
+            if choosing is not None:
+                key, entry = ("ao", index, None), Entry("ao", index, 0, 1)
+                selected.add(choosing.name)
+            elif edited is not None:
+                if edited.name in selected:
+                    log.warning("%s%d written with a new selection: not journaled", kind, index)
                     continue
-                shown = await self.shown()
-                key, entry = ("ao", index, shown), Entry("ao", index, 0, obj.variation, shown)
+                shown = await self.shown(edited)
+                type: EntryType = "bo" if kind is Kind.BO else "ao"
+                variation = None if kind is Kind.BO else obj.variation
+                key = (type, index, shown)
+                entry = Entry(type, index, kind is not Kind.BO and 0, variation, shown, edited.name)
+            elif kind is Kind.BO:
+                key, entry = ("bo", index, None), Entry("bo", index, False)
             else:
                 key, entry = ("ao", index, None), Entry("ao", index, 0, obj.variation)
             if key not in known:
                 known.add(key)
                 wanted.append(entry)
-        if selected:
-            self._shown = None
+        for name in selected:
+            self._shown[name] = None
         found = await self._now([e for e in wanted if e.type != "run_state"])
         recorded = []
         for entry in wanted:
@@ -228,15 +241,11 @@ class Journal:
 
     def _point(self, entry: Entry) -> Point | None:
         """The point whose reading is the entry's value: the output's status, or for a
-        window output or the selector its mirror input."""
-        block = self.point_map.curve_block
-        if (
-            entry.type == "ao"
-            and block is not None
-            and (entry.selector is not None or entry.index == block.selector)
-        ):
-            return self.point_map.get(Kind.AI, block.readback + entry.index - block.selector)
-        return self.point_map.get(Kind.BO if entry.type == "bo" else Kind.AO, entry.index)
+        window's output or selector the input that reads it back."""
+        kind = Kind.BO if entry.type == "bo" else Kind.AO
+        if (window := window_of(self.point_map, kind, entry.index)) is not None:
+            return window_point(self.point_map, window, kind, entry.index)
+        return self.point_map.get(kind, entry.index)
 
     async def _now(self, entries: Sequence[Entry]) -> dict[tuple[str, int, int | None], Scalar]:
         """The raw values of ``entries`` (of points, read in one go; missing: not reported)."""
@@ -253,17 +262,18 @@ class Journal:
                 values[key] = value
         return values
 
-    async def shown(self) -> int | None:
-        """The curve the window shows (the selector's readback), read once per selection."""
-        if self._shown is None:
-            block = self.point_map.curve_block
-            point = self.point_map.get(Kind.AI, block.readback) if block is not None else None
+    async def shown(self, window: Window) -> int | None:
+        """The item ``window`` shows (the selector's readback), read once per selection."""
+        if self._shown.get(window.name) is None:
+            point = (
+                None if window.readback is None else self.point_map.get(Kind.AI, window.readback)
+            )
             if point is not None:
                 found, _ = await read_points(self.master, self.outstation, [point])
                 raw = found[0].raw if found else None
                 if isinstance(raw, int) and not isinstance(raw, bool):
-                    self._shown = raw
-        return self._shown
+                    self._shown[window.name] = raw
+        return self._shown.get(window.name)
 
     async def run_state(self, settled: bool = False) -> str | None:
         """``started`` or ``stopped``: where the DER is going when the start (BO1) or stop
@@ -298,24 +308,15 @@ class Journal:
                 await self.save()
                 return []
         left: dict[tuple[str, int, int | None], object] = {}
-        block = self.point_map.curve_block
-        selector = next(
-            (e for e in entries if block and e.type == "ao" and e.index == block.selector), None
-        )
-        plain = [
-            e for e in entries if e.type != "run_state" and e.selector is None and e is not selector
-        ]
+        wins = windows(self.point_map)
+        choosing = {w.selector for w in wins}
+        selectors = [e for e in entries if e.type == "ao" and e.selector is None]
+        selectors = [e for e in selectors if e.index in choosing]
+        plain = [e for e in entries if e.type != "run_state" and e.selector is None]
+        plain = [e for e in plain if e not in selectors]
         await self._write_back(plain, left)
-        curves = sorted({e.selector for e in entries if e.selector is not None})
-        for curve in curves:
-            await self._select(curve)
-            await self._write_back([e for e in entries if e.selector == curve], left)
-        if selector is not None:
-            await self._write_back([selector], left)
-        elif curves:
-            log.warning(
-                "curves were written with no selection journaled: the curve shown may differ"
-            )
+        for window in wins:
+            await self._window_back(window, entries, selectors, left)
         if state is not None:
             now = await self._settled(state, settle)
             if now != state.as_found:
@@ -354,13 +355,39 @@ class Journal:
             if not same(after.get(entry.key), entry.as_found):
                 left[entry.key] = after.get(entry.key)
 
-    async def _select(self, curve: int) -> None:
-        block = self.point_map.curve_block
-        if block is None or await self.shown() == curve:
+    async def _window_back(
+        self,
+        window: Window,
+        entries: list[Entry],
+        selectors: list[Entry],
+        left: dict[tuple[str, int, int | None], object],
+    ) -> None:
+        """Each item of ``window`` put back (selected first), then the selector as found."""
+        mine = [e for e in entries if e.selector is not None and e.window_name == window.name]
+        for item in sorted({e.selector for e in mine if e.selector is not None}):
+            await self._select(window, item)
+            group = [e for e in mine if e.selector == item]
+            off = [e for e in group if e.type == "bo" and e.as_found is False]
+            on = [e for e in group if e.type == "bo" and e.as_found is not False]
+            await self._write_back(off, left)
+            await self._write_back([e for e in group if e.type != "bo"], left)
+            await self._write_back(on, left)
+        selector = next((e for e in selectors if e.index == window.selector), None)
+        if selector is not None:
+            await self._write_back([selector], left)
+        elif mine:
+            log.warning(
+                "%ss were written with no selection journaled: the %s shown may differ",
+                window.name,
+                window.name,
+            )
+
+    async def _select(self, window: Window, item: int) -> None:
+        if await self.shown(window) == item:
             return
-        self._shown = None
+        self._shown[window.name] = None
         await self.master.operate_controls(
-            self.outstation, [Control("ao", block.selector, curve, 1)]
+            self.outstation, [Control("ao", window.selector, item, 1)]
         )
 
     async def _run_state_back(self, entry: Entry) -> None:
@@ -379,8 +406,9 @@ class Journal:
         )
 
 
-def _in_window(block: CurveBlock, index: int) -> bool:
-    return block.selector < index < block.output(CURVE_FIRST_X + 2 * block.max_points)
+def _saved(entry: Entry) -> dict[str, Any]:
+    """An entry as the file holds it (``window`` only for a schedule's: older files lack it)."""
+    return {k: v for k, v in asdict(entry).items() if k != "window" or v is not None}
 
 
 def _control(entry: Entry) -> Control:

@@ -26,6 +26,7 @@ Control rules (each pinned by a test in tests/simulator):
   function references, and a curve of a type the function does not take (statuses in
   :class:`~gridwire.simulator.curves.CurveStatuses`); a curve setting may name no curve (0);
   BI107 says whether any function's curve setting names the selected curve.
+- The schedule block: :mod:`gridwire.simulator.schedules`.
 - ``misbehave`` names its deviations (:mod:`gridwire.simulator.misbehaviour`).
 """
 
@@ -54,15 +55,11 @@ from gridwire.simulator.misbehaviour import (
     der_misbehaviours,
 )
 from gridwire.simulator.run_state import RunState
+from gridwire.simulator.schedules import ScheduleRunner
 from gridwire.simulator.served import unserved_points
 from gridwire.simulator.stored import TYPE_OF_KIND, initial_value
 
-_COUNTERS = (
-    ("delivered_wh", 0),
-    ("received_wh", 1),
-    ("injected_varh", 2),
-    ("absorbed_varh", 3),
-)
+_COUNTERS = (("delivered_wh", 0), ("received_wh", 1), ("injected_varh", 2), ("absorbed_varh", 3))
 MAX_STEP_S = 60.0
 
 
@@ -100,6 +97,12 @@ class SimulatedDer:
     # -- building ------------------------------------------------------------------------
     def _reset_model(self) -> None:
         self.curves = CurveStore(self.block) if self.block is not None else None
+        block = self.map.schedule_block
+        self.schedules = (
+            None
+            if block is None
+            else ScheduleRunner(block, self.map, self.database, self.misbehave)
+        )
         self.state = model.State()
         self.ratings = model.Ratings()
         self._started_at: float | None = None
@@ -115,6 +118,8 @@ class SimulatedDer:
     def _build(self) -> None:
         db = self.database
         window = self._window_values()
+        for type, index, held in self.schedules.values() if self.schedules else ():
+            window[(Kind(type.upper()), index)] = held
         for point in self.map.points:
             if not self.serves(point):
                 continue
@@ -174,6 +179,8 @@ class SimulatedDer:
         dt = min(max(now - self._last, 0.0), MAX_STEP_S)
         self._last = now
         self.run.tick(now)
+        if self.schedules is not None:
+            self.schedules.tick(now)
         self.ratings = self._ratings()
         settings = self._settings()
         model.step(settings, self.ratings, self.state, self._curves(), now - self._started_at, dt)
@@ -196,6 +203,8 @@ class SimulatedDer:
             if command.op_type != 0:
                 return CommandStatus.NOT_SUPPORTED
             return CommandStatus.SUCCESS  # NUL: nothing to do
+        if self.schedules is not None and self.schedules.owns(Kind.BO, command.index):
+            return self.schedules.ready(state, mode == "select", now)
         function = self._functions.get(command.index)
         if function is not None and state:
             refusal = self._refuse_enable(function)
@@ -242,6 +251,8 @@ class SimulatedDer:
             value = point.to_raw(value)
         if not point.in_range(value):
             return CommandStatus.OUT_OF_RANGE
+        if self.schedules is not None and self.schedules.owns(Kind.AO, command.index):
+            return self.schedules.analog(command.index, value, mode == "select", now)
         refusal = self._curve_rules(command.index, value)
         if refusal is not None:
             return refusal

@@ -5,8 +5,8 @@ over from the DNP3 application note AN2018) for what it has: nameplate ratings, 
 meter block AI533-556, status and alarm inputs, the controls BO0-BO11 with their mirror inputs,
 seven DER functions (volt-var, volt-watt, active power limit, constant power factor, constant
 vars, charge/discharge, and watt-var, which the demo DER does not support), the curve block
-(selector AO244, the edit window to AO448 and AI532, the referenced indicator BI107) and energy
-counters with frozen counterparts. Names and state names are our own words; the values are a
+(selector AO244, the edit window to AO448 and AI532, the referenced indicator BI107), the
+schedule block (selector AO461, ten points; :mod:`.schedules`) and energy counters with frozen counterparts. Names and state names are our own words; the values are a
 10 kW, 10 kVA single-phase 240 V battery inverter, as transmitted.
 """
 
@@ -19,6 +19,7 @@ from gridwire.der.demo.curves import DEMO_CURVES, curve_block
 from gridwire.der.demo.functions import functions
 from gridwire.der.demo.monitoring import counters, status_and_alarms, system_meter
 from gridwire.der.demo.nameplate import availability, nameplate, references
+from gridwire.der.demo.schedules import schedule_block
 from gridwire.der.pointmap import PointMap
 
 __all__ = ["DEMO_CURVES", "TITLE", "demo_map"]
@@ -35,6 +36,7 @@ def demo_map() -> PointMap:
     status_and_alarms(b)
     built = functions(b)
     block = curve_block(b)
+    schedules = schedule_block(b)
     counters(b)
     return PointMap(
         b.points,
@@ -43,4 +45,5 @@ def demo_map() -> PointMap:
         source="gridwire (built in)",
         functions=built,
         curve_block=block,
+        schedule_block=schedules,
     )

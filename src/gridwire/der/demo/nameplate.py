@@ -125,7 +125,7 @@ def nameplate(b: Builder) -> None:
         maximum=3,
         **rated,
     )
-    ai(24, "Number of schedules", None, 0)
+    ai(24, "Number of schedules", None, 4)
     ai(25, "Number of meters", None, 0)
     ai(26, "Number of inverters", None, 1)
     ai(27, "Number of batteries", None, 1)

@@ -1,6 +1,6 @@
 // DER (outstations with a profile): nameplate and monitoring, with a trend; the live screen
-// (tiles, sparklines, the curve with the operating point); functions
-// with their enable switch and settings; the curve and its editor; the Device Profile. Each
+// (tiles, sparklines, the curve with the operating point); functions with their enable switch
+// and settings; the curve and its editor; the schedule and its editor; the Device Profile. Each
 // part is read when first shown for an outstation, and again on its "Read again".
 
 import { h, replace } from "../dom.js";
@@ -9,6 +9,7 @@ import { createDocument } from "./der_document.js";
 import { createFunctions } from "./der_functions.js";
 import { createLive } from "./der_live.js";
 import { createReadings } from "./der_readings.js";
+import { createSchedule } from "./der_schedule.js";
 import { createPane, profiledOutstation } from "./pane.js";
 
 const PARTS = [
@@ -16,10 +17,11 @@ const PARTS = [
   ["live", "Live", createLive],
   ["functions", "Functions", createFunctions],
   ["curve", "Curve", createCurve],
+  ["schedule", "Schedule", createSchedule],
   ["document", "Device Profile", createDocument],
 ];
 
-export const needs = ["der.read", "der.functions", "der.curve", "der.write_curve", "der.enable", "der.disable", "der.write", "der.compare", "der.document"];
+export const needs = ["der.read", "der.functions", "der.curve", "der.write_curve", "der.enable", "der.disable", "der.write", "der.compare", "der.document", "der.schedule", "der.write_schedule", "der.enable_schedule", "der.disable_schedule"];
 
 export function create() {
   let part = "readings";
