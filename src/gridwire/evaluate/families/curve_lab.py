@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gridwire.der.curve_types import Source, curve_types
 from gridwire.der.functions import (
     CURVE_POINTS,
     CURVE_TYPE,
@@ -70,7 +71,8 @@ Stored = tuple[int, int, int, list[list[int]]]
 @dataclass(frozen=True, slots=True)
 class Subject:
     """The function the checks enable, the setting by which it names a curve, its sample
-    curves, and a sample of a type it does not take (None when it takes any type)."""
+    curves, and a sample of a type it does not take (None when it takes any type);
+    ``types_from`` says whether the types came from the tables or from IEEE 1815.2."""
 
     function: DerFunction
     setting: Point
@@ -80,6 +82,7 @@ class Subject:
     types: tuple[int, ...]
     samples: tuple[SampleCurve, SampleCurve]
     other: SampleCurve | None
+    types_from: Source = "tables"
 
     @property
     def name(self) -> str:
@@ -131,7 +134,9 @@ def _candidates(ctx: CheckContext) -> list[Subject]:
             enable = _served(ctx, Kind.BO, function.enable)
             if enable is None:
                 continue
-            types = next(r.types for r in function.curves if r.setting == setting.index)
+            ref = next(r for r in function.curves if r.setting == setting.index)
+            resolved = curve_types(ctx.point_map, function, ref)
+            types = resolved.types
             others = [s[0] for s in SAMPLE_CURVES.values() if types and s[0].type not in types]
             found.append(
                 Subject(
@@ -143,6 +148,7 @@ def _candidates(ctx: CheckContext) -> list[Subject]:
                     types,
                     SAMPLE_CURVES[setting.index],
                     others[0] if others else None,
+                    resolved.source,
                 )
             )
     return found
