@@ -61,7 +61,7 @@ class Observed:
     served: dict[Key, DnpObject] = field(default_factory=dict)
     carried: set[Key] = field(default_factory=set)
     event_class: dict[Key, int] = field(default_factory=dict)
-    event_variation: dict[Key, int] = field(default_factory=dict)
+    events: dict[Key, DnpObject] = field(default_factory=dict)
     attributes: AttributesResult | None = None
     name_of: Callable[[str, int], str | None] | None = None
 
@@ -70,7 +70,7 @@ class Observed:
             if obj.event and obj.index is not None and obj.type in POINT_TYPES:
                 key = (obj.type, obj.index)
                 self.event_class.setdefault(key, number)
-                self.event_variation.setdefault(key, obj.variation)
+                self.events.setdefault(key, obj)
 
     def name(self, type: str, index: int) -> str:
         named = self.name_of(type, index) if self.name_of is not None else None
@@ -90,10 +90,14 @@ class Observed:
                 key in self.carried,
                 self.served[key].variation,
                 self.event_class.get(key),
-                self.event_variation.get(key),
+                self.event_variation(key),
             )
             for key in keys
         ]
+
+    def event_variation(self, key: Key) -> int | None:
+        event = self.events.get(key)
+        return None if event is None else event.variation
 
     def accepted(self) -> list[Exchange]:
         """The exchanges whose request the outstation answered without refusing it."""
@@ -147,8 +151,10 @@ def _description(seen: Observed, key: Key) -> str:
     where = "the class 0 read" if key in seen.carried else "a read outside class 0"
     text = f"Observed by gridwire: served in {where} as g{obj.group}v{obj.variation}"
     if key in seen.event_class:
-        variation = seen.event_variation[key]
-        return f"{text}; an event in class {seen.event_class[key]} as g{variation}"
+        event = seen.events[key]
+        return (
+            f"{text}; an event in class {seen.event_class[key]} as g{event.group}v{event.variation}"
+        )
     return f"{text}; no event seen in a class 1, 2 or 3 read"
 
 
@@ -164,11 +170,11 @@ def _entry(seen: Observed, type: str, index: int) -> PointEntry:
         event_class=seen.event_class.get(key),
         class_0=key in seen.carried,
         static_variation=seen.served[key].variation,
-        event_variation=seen.event_variation.get(key),
+        event_variation=seen.event_variation(key),
         frozen=has_frozen,
         frozen_event_class=seen.event_class.get(frozen) if has_frozen else None,
         frozen_static_variation=seen.served[frozen].variation if has_frozen else None,
-        frozen_event_variation=seen.event_variation.get(frozen) if has_frozen else None,
+        frozen_event_variation=seen.event_variation(frozen) if has_frozen else None,
         observed=True,
     )
 
