@@ -64,8 +64,11 @@ def word(element: etree._Element, path: str) -> str:
 async def test_describe_of_yadnp3_compares_clean(peer: OutstationPeer) -> None:
     master = Master()
     try:
-        # manual: the master polls nothing of its own, so the class reads find the events
-        settings = OutstationSettings(name="y", host="127.0.0.1", port=peer.port, manual=True)
+        # manual: the master polls nothing of its own, so the class reads find the events;
+        # confirm: it confirms responses all the same (a fragmented one goes on at once)
+        settings = OutstationSettings(
+            name="y", host="127.0.0.1", port=peer.port, manual=True, confirm=True
+        )
         await master.add(settings)
         await master.idle("y")
         await peer.acall(

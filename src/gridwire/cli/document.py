@@ -2,8 +2,9 @@
 ``gridwire document --from-outstation NAME ... [--out FILE.xml]``: write one of what an
 outstation serves (``der.describe``; the outstation named as ``evaluate`` names it, with
 ``--outstation NAME=HOST:PORT`` or a ``--config`` file and the shared outstation options,
-added with ``manual`` so that no poll of the master's own takes its events before the class
-reads; ``--profile`` names the points from the tables).
+added with ``manual`` (confirming what the outstation asks to be confirmed) so that no poll of
+the master's own takes its events before the class reads; ``--profile`` names the points
+from the tables).
 
 Without ``--html`` the layout is printed as JSON (what ``der.document`` answers); with it, a
 standalone printable HTML page is written to OUT (``-`` for standard output). The document is
@@ -86,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
 def _settings(config: ServiceConfig, name: str) -> OutstationSettings:
     for settings in config.outstations:
         if settings.name == name:
-            return settings.model_copy(update={"manual": True})
+            confirm = settings.confirm if settings.confirm is not None else True
+            return settings.model_copy(update={"manual": True, "confirm": confirm})
     known = ", ".join(s.name for s in config.outstations) or "none"
     raise ConfigError(
         f"no outstation is named {name!r} (outstations: {known}); name it with --outstation "

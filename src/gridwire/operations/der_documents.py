@@ -110,6 +110,6 @@ DER_DOCUMENT_OPERATIONS: list[Operation[Any]] = [
         "the event class an event came in, the objects and function codes accepted), counts by "
         "point type, points, attributes, function_codes, variations and exchanges. Needs no "
         "point map; the class reads take the events the outstation holds (an outstation added "
-        "with manual keeps them for these reads).",
+        "with manual and confirm keeps them for these reads).",
     ),
 ]
