@@ -18,12 +18,13 @@ accepted in a request (a READ it answered without refusing: no NO_FUNC_CODE_SUPP
 OBJECT_UNKNOWN or PARAMETER_ERROR) the function and qualifier codes it was sent in, and each
 object it answered with in a response (function code 129). The document is written by
 :mod:`gridwire.devprofile.writer` (see :mod:`gridwire.derops.describe_document` for how each
-value is marked observed). Reading class 1-3 takes the events the outstation held, as any
-event poll does.
+value is marked observed), in a worker thread so the event loop keeps answering. Reading
+class 1-3 takes the events the outstation held, as any event poll does.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -129,7 +130,7 @@ async def der_describe(master: Master, outstation: str) -> DescribeResult:
         seen.add_events(number, exchange.objects)
     if point_map is not None:
         seen.name_of = point_map.name_of
-    document = describe_document(seen)
+    document = await asyncio.to_thread(describe_document, seen)  # lxml: off the loop
     return DescribeResult(
         outstation=outstation,
         document=document.decode("utf-8"),
