@@ -1,7 +1,8 @@
 """der.describe through the service (HTTP, checked against the OpenAPI document it serves, and
 the line service) of the simulated DER, read-only: the document it answers is accepted by
 der.document, der.compare of it against the same DER finds nothing absent, undeclared or out
-of class 0, and an event the DER raised is there in the class its database gives the point.
+of class 0, and an event the DER raised is there in the class its database gives the point;
+an unknown outstation and one not connected are answered with errors that say so.
 Then the demo (``console --demo``, a subprocess) as a user reaches it over HTTP."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from lxml import etree
 from gridwire.operations.table import default_table
 from gridwire.outstation.server import run_outstation
 from gridwire.simulator.der import SimulatedDer
-from tests.service.harness import ok, outstation, running_service
+from tests.service.harness import error, ok, outstation, running_service
 from tests.service.harness import transport as open_transport
 from tests.support.net import free_port, wait_listening
 from tests.support.processes import running
@@ -56,6 +57,11 @@ async def test_der_describe_of_the_simulated_der(kind: str) -> None:
         held = device.database.get("ai", index)
         device.database.update("ai", index, held.value + 10_000, now=time.monotonic())
         described = ok(await api.call("der.describe", "der"))
+        unknown = error(await api.call("der.describe", "nobody"), "request")
+        assert "unknown outstation 'nobody'" in unknown
+        off = outstation(free_port(), name="off", reconnect=None).model_dump(mode="json")
+        assert error(await api.call("add", **off), "connection")
+        assert "not connected" in error(await api.call("der.describe", "off"), "connection")
         document = described["document"]
         compared = ok(await api.call("der.compare", "der", document=document))
         layout = ok(await api.call("der.document", document=document))
