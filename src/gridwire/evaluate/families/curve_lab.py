@@ -12,7 +12,9 @@ that needs more curves than are stored is not applicable.
 The subject: the function of the first such setting (AO173, then AO217) whose enable output
 is served and whose supports input, when served, says it is supported. Its sample curves are
 the two :data:`~gridwire.evaluate.primitives.SAMPLE_CURVES` gives its setting; ``other`` is
-the first sample of a type the setting does not take.
+the first sample of a type the setting does not take. The types it takes are the tables', else
+IEEE 1815.2's where the tables enumerate none (:mod:`gridwire.der.curve_types`; CURVE-003 notes
+it).
 
 :meth:`Lab.open`, in order: one read of what it will change (the curve shown, every served
 curve setting, whether each function naming curves is enabled, the candidates' supports
