@@ -1,11 +1,15 @@
 """The console's DER tab in a real browser against the simulated DER: readings in
 engineering units, the function switch, a curve edited and read back, the Device Profile
-compared and printed, settings written and read back."""
+compared and printed, the outstation described (der.describe: the observed document offered
+as a download beside the compare, and compared clean), settings written and read back."""
 
 from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
+
+from lxml import etree
 
 from tests.console.browser import Watched
 from tests.console.pages import WAIT_MS, der_call, open_console
@@ -148,6 +152,32 @@ def test_der_device_profile_compare_and_document(watched: Watched, site: Site) -
     page.emulate_media(media="print")
     assert page.locator(".side").is_hidden() and article.is_visible()
     assert time.monotonic() - started < 30
+    watched.assert_clean()
+
+
+def test_describe_offers_the_observed_document_and_compares_clean(
+    watched: Watched, site: Site, tmp_path: Path
+) -> None:
+    page = open_console(watched, site, "der", "der")
+    page.click("button[data-part='document']")
+    page.click("text=Describe the outstation")
+    said = page.locator(".der-document > .msg")
+    said.filter(has_text="described").wait_for(timeout=WAIT_MS)
+    assert re.fullmatch(r"described: \d+ bi, \d+ bo, .*; \d+ device attributes", said.inner_text())
+    link = page.locator(".der-document a.download")
+    assert link.inner_text() == "Download der-observed-device-profile.xml"
+    with page.expect_download() as info:
+        link.click()
+    saved = tmp_path / "observed.xml"
+    info.value.save_as(saved)
+    root = etree.parse(str(saved)).getroot()
+    reason = root.findtext(".//{*}revisionHistory/{*}reason") or ""
+    assert reason.startswith("Observed by gridwire der.describe")
+    page.click("text=Compare with the outstation")
+    said.filter(has_text="declared").wait_for(timeout=WAIT_MS)
+    assert re.fullmatch(r"(\d+) declared, \1 served: 0 absent, 0 undeclared", said.inner_text())
+    assert page.locator(".der-document .muted").first.inner_text().startswith("observed:")
+    watched.shot("der-der-describe")
     watched.assert_clean()
 
 

@@ -56,7 +56,7 @@ def _function_name(enable: Point) -> str:
     return name.strip() or first_sentence(enable.name)
 
 
-def _curve_key(text: str) -> str:
+def curve_key(text: str) -> str:
     key = normalize(text)
     for long, short in _SYNONYMS:
         key = key.replace(long, short)
@@ -122,8 +122,8 @@ def _settings(enable: Point, name: str, enables: list[Point], aos: list[Point]) 
 
 
 def _curve_refs(name: str, settings: list[Point], types: list[EnumValue]) -> tuple[CurveRef, ...]:
-    key = _curve_key(name)
-    taken = tuple(t.value for t in types if key and _curve_key(t.name).startswith(key))
+    key = curve_key(name)
+    taken = tuple(t.value for t in types if key and curve_key(t.name).startswith(key))
     refs = []
     for setting in settings:
         words = normalize(first_sentence(setting.name))

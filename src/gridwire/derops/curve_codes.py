@@ -14,25 +14,10 @@ from __future__ import annotations
 
 from typing import Final
 
-CURVE_TYPES: Final[dict[int, str]] = {
-    0: "Curve disabled",
-    1: "Not applicable",
-    2: "Volt-var",
-    3: "Frequency-watt",
-    4: "Watt-var",
-    5: "Volt-watt",
-    6: "Remain connected",
-    7: "Temperature",
-    8: "Pricing signal",
-    9: "High voltage ride-through, must trip",
-    10: "High voltage ride-through, momentary cessation",
-    11: "Low voltage ride-through, must trip",
-    12: "Low voltage ride-through, momentary cessation",
-    13: "High frequency ride-through, must trip",
-    14: "High frequency ride-through, momentary cessation",
-    15: "Low frequency ride-through, must trip",
-    16: "Low frequency ride-through, mandatory operation",
-}
+from gridwire.der.curve_types import STANDARD_CURVE_TYPES
+
+CURVE_TYPES: Final[dict[int, str]] = STANDARD_CURVE_TYPES
+"""The curve types, one table for the whole project (:mod:`gridwire.der.curve_types`)."""
 
 X_UNITS: Final[dict[int, str]] = {
     0: "Curve disabled",

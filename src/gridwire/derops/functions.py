@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gridwire.der.functions import DerFunction
+from gridwire.der.curve_types import curve_types
+from gridwire.der.functions import CurveRef, DerFunction
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Address, Kind, Point
 from gridwire.der.text import EnumValue
@@ -46,10 +47,13 @@ class SettingInfo(PointInfo):
 
 @dataclass(slots=True)
 class CurveSetting:
-    """A setting holding a curve's number, and the curve types it takes (empty: any)."""
+    """A setting holding a curve's number, and the curve types it takes (empty: any);
+    ``types_from``: ``tables`` (the tables or the JSON map), ``standard`` (IEEE 1815.2's
+    values, the tables enumerating none) or ``none``."""
 
     address: str
     types: list[int]
+    types_from: str = "tables"
 
 
 @dataclass(slots=True)
@@ -119,8 +123,13 @@ def function_info(
         enabled=_state(found, function.enabled),
         settings=[setting_info(point_map, p) for p in settings if p is not None],
         inputs=[point_info(p) for p in inputs],
-        curve_settings=[CurveSetting(f"AO{r.setting}", list(r.types)) for r in function.curves],
+        curve_settings=[_curve_setting(point_map, function, r) for r in function.curves],
     )
+
+
+def _curve_setting(point_map: PointMap, function: DerFunction, ref: CurveRef) -> CurveSetting:
+    found = curve_types(point_map, function, ref)
+    return CurveSetting(f"AO{ref.setting}", list(found.types), found.source)
 
 
 async def der_functions(

@@ -79,10 +79,12 @@ class DeviceFacts:
     outstation_address: int = 1024
     master_address: int = 1
     tcp_port: int | None = None
-    unsolicited: bool = False
-    max_fragment: int = 2048
+    unsolicited: bool | None = False
+    max_fragment: int | None = 2048
     author: str = ""
     date: str = field(default_factory=lambda: dt.date.today().isoformat())
+    reason: str = "Written by the device for the points it serves"
+    """The revision's reason; None for ``unsolicited`` or ``max_fragment``: not stated."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,13 +92,16 @@ class PointEntry:
     """A point as the document declares it. ``type`` is bi, dbi, bo, counter, ai or ao;
     ``event_class`` 0-3; ``minimum``/``maximum`` and ``deadband`` are transmitted values;
     ``scale``/``offset`` make the engineering value (transmitted x scale + offset); a
-    counter's ``frozen`` counterpart is declared with it."""
+    counter's ``frozen`` counterpart is declared with it. ``event_class`` None: not stated.
+    ``observed`` (a point seen served, not declared by its device): only what was given is
+    written, not the command event class, control operations, state names, scaling or
+    roll-over a device declares of its own points."""
 
     type: str
     index: int
     name: str
     description: str = ""
-    event_class: int = 0
+    event_class: int | None = 0
     class_0: bool = True
     static_variation: int | None = None
     event_variation: int | None = None
@@ -108,9 +113,10 @@ class PointEntry:
     units: str | None = None
     deadband: float | None = None
     frozen: bool = False
-    frozen_event_class: int = 0
+    frozen_event_class: int | None = 0
     frozen_static_variation: int | None = None
     frozen_event_variation: int | None = None
+    observed: bool = False
 
 
 def _word(number: int) -> str:
@@ -176,7 +182,7 @@ def _header(w: _Writer, facts: DeviceFacts) -> None:
     history.set("version", "1")
     w.sub(history, "date", facts.date)
     w.sub(history, "author", facts.author or facts.vendor)
-    w.sub(history, "reason", "Written by the device for the points it serves")
+    w.sub(history, "reason", facts.reason)
 
 
 def _configuration(w: _Writer, device: etree._Element, facts: DeviceFacts) -> None:
@@ -196,19 +202,21 @@ def _configuration(w: _Writer, device: etree._Element, facts: DeviceFacts) -> No
     link = w.sub(configuration, "linkConfig")
     w.setting(link, "dataLinkAddress", value=str(facts.outstation_address), range_=(0, 65519))
     application = w.sub(configuration, "applConfig")
-    w.setting(
-        application,
-        "maxTransmittedFragmentSize",
-        value=str(facts.max_fragment),
-        range_=(249, 65535),
-    )
+    if facts.max_fragment is not None:
+        w.setting(
+            application,
+            "maxTransmittedFragmentSize",
+            value=str(facts.max_fragment),
+            range_=(249, 65535),
+        )
     unsolicited = w.sub(configuration, "unsolicitedConfig")
-    w.setting(
-        unsolicited,
-        "supportsUnsolicitedReporting",
-        chosen=["on" if facts.unsolicited else "off"],
-        capabilities=["configurable"],
-    )
+    if facts.unsolicited is not None:
+        w.setting(
+            unsolicited,
+            "supportsUnsolicitedReporting",
+            chosen=["on" if facts.unsolicited else "off"],
+            capabilities=["configurable"],
+        )
     w.setting(
         unsolicited, "masterDataLinkAddress", value=str(facts.master_address), range_=(0, 65519)
     )
@@ -240,8 +248,9 @@ def _implementation(
         _codes(w, row, "response", entry.responses)
 
 
-def _class(number: int) -> str:
-    return CLASS_WORD_OF.get(number, "none")
+def _class(w: _Writer, entry: etree._Element, name: str, number: int | None) -> None:
+    if number is not None:
+        w.sub(entry, name, CLASS_WORD_OF.get(number, "none"))
 
 
 def _common(w: _Writer, entry: etree._Element, point: PointEntry) -> None:
@@ -263,9 +272,10 @@ def _scaling(w: _Writer, entry: etree._Element, point: PointEntry, integer: bool
         w.sub(entry, low, _number(point.minimum))
     if point.maximum is not None:
         w.sub(entry, high, _number(point.maximum))
-    w.sub(entry, "scaleOffset", _number(point.offset))
-    w.sub(entry, "scaleFactor", _number(point.scale))
-    w.sub(entry, "resolution", _number(point.scale))
+    if not point.observed:
+        w.sub(entry, "scaleOffset", _number(point.offset))
+        w.sub(entry, "scaleFactor", _number(point.scale))
+        w.sub(entry, "resolution", _number(point.scale))
     if point.units:
         w.sub(entry, "units", point.units)
 
@@ -278,7 +288,7 @@ def _point(w: _Writer, parent: etree._Element, point: PointEntry) -> None:
         _variation(w, entry, "defaultCounterStaticVariation", point.static_variation)
         _variation(w, entry, "defaultCounterEventVariation", point.event_variation)
         w.sub(entry, "countersIncludedInClass0", included)
-        w.sub(entry, "counterEventClass", _class(point.event_class))
+        _class(w, entry, "counterEventClass", point.event_class)
         w.sub(entry, "frozenCounterExists", "true" if point.frozen else "false")
         if point.frozen:
             _variation(
@@ -286,21 +296,22 @@ def _point(w: _Writer, parent: etree._Element, point: PointEntry) -> None:
             )
             _variation(w, entry, "defaultFrozenCounterEventVariation", point.frozen_event_variation)
             w.sub(entry, "frozenCountersIncludedInClass0", included)
-            w.sub(entry, "frozenCounterEventClass", _class(point.frozen_event_class))
-        w.sub(entry, "counterRollOver", str(0xFFFFFFFF))
+            _class(w, entry, "frozenCounterEventClass", point.frozen_event_class)
+        if not point.observed:
+            w.sub(entry, "counterRollOver", str(0xFFFFFFFF))
         return
     output = point.type in ("bo", "ao")
-    w.sub(entry, "changeEventClass", _class(point.event_class))
-    if output:
+    _class(w, entry, "changeEventClass", point.event_class)
+    if output and not point.observed:
         w.sub(entry, "commandEventClass", "none")
     w.sub(entry, "includedInClass0Response", included)
     _variation(w, entry, "defaultStaticVariation", point.static_variation)
     event = "defaultChangeEventVariation" if output else "defaultEventVariation"
     _variation(w, entry, event, point.event_variation)
-    if output:
+    if output and not point.observed:
         operations = BINARY_OPERATIONS if point.type == "bo" else ANALOG_OPERATIONS
         w.choice(entry, "supportedControlOperations", *operations)
-    if point.type in ("bi", "bo"):
+    if point.type in ("bi", "bo") and (point.states is not None or not point.observed):
         states = point.states or ("", "")
         w.sub(entry, "nameState0", states[0])
         w.sub(entry, "nameState1", states[1])

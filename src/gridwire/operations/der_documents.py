@@ -1,5 +1,6 @@
-"""der.document and der.compare: the operations on Device Profile documents, one declaration
-each (the procedures are :mod:`gridwire.devprofile` and :mod:`gridwire.derops.compare`).
+"""der.document, der.compare and der.describe: the operations on Device Profile documents, one
+declaration each (the procedures are :mod:`gridwire.devprofile`, :mod:`gridwire.derops.compare`
+and :mod:`gridwire.derops.describe`, which writes a document of what an outstation serves).
 
 Neither commands an outstation (der.compare only reads) and neither needs a point map. The
 document is the one sent as ``document``; else the outstation's own (``device_profile`` given
@@ -16,6 +17,7 @@ from typing import Any
 from pydantic import Field
 
 from gridwire.derops.compare import CompareResult, der_compare
+from gridwire.derops.describe import DescribeResult, der_describe
 from gridwire.derops.documents import der_document
 from gridwire.devprofile.layout import Layout
 from gridwire.devprofile.limits import (
@@ -65,6 +67,10 @@ async def _compare(context: Context, params: DerCompareParams) -> CompareResult:
     )
 
 
+async def _describe(context: Context, params: OutstationParams) -> DescribeResult:
+    return await der_describe(context.master, params.outstation)
+
+
 DER_DOCUMENT_OPERATIONS: list[Operation[Any]] = [
     declare(
         "der.document",
@@ -90,5 +96,20 @@ DER_DOCUMENT_OPERATIONS: list[Operation[Any]] = [
         "neither returned, range by range when refused whole. Answers declared, served, "
         "absent, undeclared, class_0 (with carried), points (event class, class 0 and "
         f"deadband as declared) and exchanges. Needs no point map. {DOCUMENT_SIZES}",
+    ),
+    declare(
+        "der.describe",
+        params=OutstationParams,
+        result=DescribeResult,
+        handler=_describe,
+        summary="Write a Device Profile document of what an outstation serves; reads only",
+        description="A class 0 read, an output status read, every point of the outstation's "
+        "point map neither returned (range by range when refused whole), its device attributes "
+        "(g0v254), then a class 1, 2 and 3 read. Answers document (Device Profile XML, schema "
+        "2.12.00, every value marked observed: class 0 inclusion, static and event variations, "
+        "the event class an event came in, the objects and function codes accepted), counts by "
+        "point type, points, attributes, function_codes, variations and exchanges. Needs no "
+        "point map; the class reads take the events the outstation holds (an outstation added "
+        "with manual and confirm keeps them for these reads).",
     ),
 ]

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from gridwire.der.curve_types import curve_types
 from gridwire.der.demo import demo_map
 from gridwire.der.functions import CurveBlock, DerFunction
 from gridwire.der.pointmap import PointMap
@@ -86,7 +87,7 @@ class SimulatedDer:
         self.block: CurveBlock | None = self.map.curve_block
         self._functions = {f.enable: f for f in self.map.functions}
         self._curve_settings = {
-            ref.setting: (function, ref.types)
+            ref.setting: (function, curve_types(self.map, function, ref).types)
             for function in self.map.functions
             for ref in function.curves
         }
@@ -233,7 +234,8 @@ class SimulatedDer:
             if not self.curves.exists(number):
                 return self.statuses.no_such_curve
             curve = self.curves.curve(number)
-            if ref.types and (curve is None or curve.type not in ref.types):
+            types = self._curve_settings[ref.setting][1]
+            if types and (curve is None or curve.type not in types):
                 return self.statuses.wrong_type
         return None
 

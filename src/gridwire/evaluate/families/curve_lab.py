@@ -12,7 +12,9 @@ that needs more curves than are stored is not applicable.
 The subject: the function of the first such setting (AO173, then AO217) whose enable output
 is served and whose supports input, when served, says it is supported. Its sample curves are
 the two :data:`~gridwire.evaluate.primitives.SAMPLE_CURVES` gives its setting; ``other`` is
-the first sample of a type the setting does not take.
+the first sample of a type the setting does not take. The types it takes are the tables', else
+IEEE 1815.2's where the tables enumerate none (:mod:`gridwire.der.curve_types`; CURVE-003 notes
+it).
 
 :meth:`Lab.open`, in order: one read of what it will change (the curve shown, every served
 curve setting, whether each function naming curves is enabled, the candidates' supports
@@ -32,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gridwire.der.curve_types import Source, curve_types
 from gridwire.der.functions import (
     CURVE_POINTS,
     CURVE_TYPE,
@@ -70,7 +73,8 @@ Stored = tuple[int, int, int, list[list[int]]]
 @dataclass(frozen=True, slots=True)
 class Subject:
     """The function the checks enable, the setting by which it names a curve, its sample
-    curves, and a sample of a type it does not take (None when it takes any type)."""
+    curves, and a sample of a type it does not take (None when it takes any type);
+    ``types_from`` says whether the types came from the tables or from IEEE 1815.2."""
 
     function: DerFunction
     setting: Point
@@ -80,6 +84,7 @@ class Subject:
     types: tuple[int, ...]
     samples: tuple[SampleCurve, SampleCurve]
     other: SampleCurve | None
+    types_from: Source = "tables"
 
     @property
     def name(self) -> str:
@@ -131,7 +136,9 @@ def _candidates(ctx: CheckContext) -> list[Subject]:
             enable = _served(ctx, Kind.BO, function.enable)
             if enable is None:
                 continue
-            types = next(r.types for r in function.curves if r.setting == setting.index)
+            ref = next(r for r in function.curves if r.setting == setting.index)
+            resolved = curve_types(ctx.point_map, function, ref)
+            types = resolved.types
             others = [s[0] for s in SAMPLE_CURVES.values() if types and s[0].type not in types]
             found.append(
                 Subject(
@@ -143,6 +150,7 @@ def _candidates(ctx: CheckContext) -> list[Subject]:
                     types,
                     SAMPLE_CURVES[setting.index],
                     others[0] if others else None,
+                    resolved.source,
                 )
             )
     return found

@@ -146,6 +146,11 @@ async def curve_003(ctx: CheckContext) -> None:
     if other is None:
         raise NotApplicable(f"{subject.setting.address} ({subject.name}) takes a curve of any type")
     taken = ", ".join(str(t) for t in subject.types)
+    if subject.types_from == "standard":
+        ctx.note(
+            f"the curve types {subject.setting.address} takes ({taken}) are IEEE 1815.2's: "
+            f"the tables enumerate no values for the curve type point AO{lab.block.output(CURVE_TYPE)}"
+        )
     await lab.store(a, subject.samples[0])
     await lab.store(b, other)
     wrong = f"curve {b} (type {other.type}; {subject.setting.address} takes {taken})"

@@ -1,6 +1,7 @@
 // The Device Profile: compare what the outstation serves with the document (der.compare) and
 // the document laid out for reading and printing (der.document). The document is the one the
-// outstation or the service was given at start, or a file chosen here (sent as text).
+// outstation or the service was given at start, or a file chosen here (sent as text), or the
+// one der.describe writes of what the outstation serves (offered as a download beside them).
 
 import { call } from "../api.js";
 import { act, h, message, replace } from "../dom.js";
@@ -25,8 +26,10 @@ export function createDocument() {
   const compare = h("button", { type: "button" }, "Compare with the outstation");
   const layout = h("button", { type: "button" }, "Show the document");
   const print = h("button", { type: "button" }, "Print");
+  const describe = h("button", { type: "button", title: "Write a Device Profile of what the outstation serves (der.describe; reads only)" }, "Describe the outstation");
+  const download = h("a", { class: "download", hidden: true }, "Download");
   const out = h("div", { class: "der-document-body" });
-  const el = h("div", { class: "der-document" }, h("div", { class: "inline" }, compare, layout, print, h("label", { class: "field" }, h("span", null, "Or a file"), file), which), said, out);
+  const el = h("div", { class: "der-document" }, h("div", { class: "inline" }, compare, describe, download, layout, print, h("label", { class: "field" }, h("span", null, "Or a file"), file), which), said, out);
 
   file.addEventListener("change", async () => {
     const picked = file.files?.[0];
@@ -67,6 +70,23 @@ export function createDocument() {
     }),
   );
   print.addEventListener("click", () => window.print());
+  // The observed document becomes the one compared and shown, and a file to download.
+  describe.addEventListener("click", () =>
+    act(describe, said, async () => {
+      const answer = await call("der.describe", {}, name);
+      const fileName = `${name}-observed-device-profile.xml`;
+      if (download.href) URL.revokeObjectURL(download.href);
+      download.href = URL.createObjectURL(new Blob([answer.document], { type: "application/xml" }));
+      download.download = fileName;
+      download.textContent = `Download ${fileName}`;
+      download.hidden = false;
+      chosen = { name: fileName, text: answer.document, of: name };
+      which.textContent = `observed: ${fileName}`;
+      if (out.querySelector(".no-document")) replace(out);
+      const points = Object.entries(answer.counts).map(([type, n]) => `${n} ${type}`).join(", ");
+      return `described: ${points}; ${answer.attributes} device attributes`;
+    }),
+  );
 
   function table(columns, rows, caption) {
     return h(
@@ -113,6 +133,10 @@ export function createDocument() {
     async load(outstation) {
       name = outstation;
       missing = false;
+      if (chosen?.of && chosen.of !== outstation) {
+        chosen = null; // observed of another outstation
+        download.hidden = true;
+      }
       replace(out);
       which.textContent = chosen ? `file ${chosen.name}` : "the document given at start";
       if (chosen || outstationStatus(outstation)?.device_profile) return null;
