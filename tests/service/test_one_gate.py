@@ -37,6 +37,8 @@ COMMANDING: dict[str, dict[str, Any]] = {
     "der.curve": {"number": 2},
     "der.write_curve": {"number": 4, "type": 2, "x_units": 129, "y_units": 2, "points": []},
     "restore_evaluation": {},
+    "file.write": {"path": "/a.txt", "data": "aGk="},
+    "file.delete": {"path": "/a.txt"},
 }
 
 

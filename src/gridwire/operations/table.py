@@ -10,10 +10,15 @@ from gridwire.operations.declaration import OperationTable
 from gridwire.operations.der_documents import DER_DOCUMENT_OPERATIONS
 from gridwire.operations.der_operations import DER_OPERATIONS
 from gridwire.operations.evaluate_operations import EVALUATE_OPERATIONS
+from gridwire.operations.file_operations import FILE_OPERATIONS
 from gridwire.operations.master_operations import MASTER_OPERATIONS
 
 
 def default_table() -> OperationTable:
     return OperationTable(
-        MASTER_OPERATIONS, DER_OPERATIONS, DER_DOCUMENT_OPERATIONS, EVALUATE_OPERATIONS
+        MASTER_OPERATIONS,
+        DER_OPERATIONS,
+        DER_DOCUMENT_OPERATIONS,
+        EVALUATE_OPERATIONS,
+        FILE_OPERATIONS,
     )
