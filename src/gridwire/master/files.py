@@ -22,6 +22,7 @@ import asyncio
 import base64
 import contextlib
 import hashlib
+import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     from gridwire.master.session import Session
 
 F = FunctionCode
+log = logging.getLogger("gridwire.master.files")
 _REFUSING = ("FUNC_NOT_SUPPORTED", "OBJECT_UNKNOWN", "PARAMETER_ERROR")
 V = TypeVar("V")
 
@@ -150,16 +152,21 @@ class _Procedure:
         finally:
             self.session.wire.read_handles.discard(handle)
 
-    async def abort(self) -> bool:
-        """ABORT_FILE of the open file; whether it was answered SUCCESS."""
+    async def abort(self) -> str:
+        """ABORT_FILE of the open file; the status it was answered with (or why none)."""
         handle = self._take_handle()
         body = wire.command_status(handle, request_id=self.next_id())
         try:
             async with asyncio.timeout(ABORT_WAIT):
                 answer = await self.ask(F.ABORT_FILE, body, (4,))
-            return isinstance(answer, FileCommandStatus) and answer.status == "SUCCESS"
-        except (Stop, TimeoutError, GridwireError):
-            return False
+            return answer.status if isinstance(answer, FileCommandStatus) else "BAD_ANSWER"
+        except Stop as stop:
+            return stop.status
+        except TimeoutError:
+            return "TIMEOUT"
+        except GridwireError as exc:
+            log.warning("ABORT_FILE not sent: %s", exc)
+            return "COMM_LOST"
         finally:
             self.session.wire.read_handles.discard(handle)
 
@@ -231,8 +238,9 @@ class _Procedure:
         finally:
             result.elapsed_ms = round((time.monotonic() - self.started) * 1000, 3)
         if self.handle is not None:
-            result.aborted = await self.abort()
-            result.message += "; ABORT_FILE " + ("answered SUCCESS" if result.aborted else "failed")
+            answered = await self.abort()
+            result.aborted = answered == "SUCCESS"
+            result.message += f"; ABORT_FILE answered {answered}"
         return result
 
 
