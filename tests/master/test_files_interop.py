@@ -83,4 +83,3 @@ async def test_sim_serves_its_directory_and_tshark_reads_the_frames(tmp_path: Pa
     assert writes == [(3, 0, "0"), (3, 1, "1")]
     # CLOSE_FILE (26) of each handle
     assert [int(r[2], 16) for r in by_function["26"]] == [1, 2, 3, 4]
-
