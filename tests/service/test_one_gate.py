@@ -41,6 +41,8 @@ COMMANDING: dict[str, dict[str, Any]] = {
     "der.enable_schedule": {"number": 1},
     "der.disable_schedule": {"number": 1},
     "restore_evaluation": {},
+    "file.write": {"path": "/a.txt", "data": "aGk="},
+    "file.delete": {"path": "/a.txt"},
 }
 
 

@@ -1,6 +1,7 @@
 """The demo's wiring (``gridwire console --demo``, ``make demo``): a simulated IEEE 1815.2 DER
 on a free loopback port, with the Device Profile document it writes of itself, added to the
-console as outstation ``der``."""
+console as outstation ``der``. The DER serves a small directory of files (group 70), writable,
+for the ``file.*`` operations."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from gridwire.der.profiles import PROFILES
 from gridwire.der.store import load_point_map
 from gridwire.master import OutstationSettings
+from gridwire.outstation.config import OutstationConfig
 from gridwire.outstation.server import OutstationServer
 from gridwire.service.config import ServiceConfig
 from gridwire.service.runner import Announce
@@ -25,10 +27,12 @@ DEMO_OUTSTATION = "der"
 async def demo_der(config: ServiceConfig, announce: Announce) -> AsyncIterator[OutstationSettings]:
     """Run the demo's simulated DER for the block; the settings that add it."""
     der = SimulatedDer(load_point_map(config.tables))
-    simulator = OutstationServer(der, host="127.0.0.1", port=0)
-    await simulator.start()
-    try:
-        with tempfile.TemporaryDirectory(prefix="gridwire-") as folder:
+    with tempfile.TemporaryDirectory(prefix="gridwire-") as folder:
+        served = _demo_files(Path(folder) / "files")
+        outstation = OutstationConfig(files=served, files_writable=True)
+        simulator = OutstationServer(der, host="127.0.0.1", port=0, config=outstation)
+        await simulator.start()
+        try:
             # The demo DER's own Device Profile, for der.document and der.compare.
             document = Path(folder) / "demo-der-device-profile.xml"
             document.write_bytes(der_device_profile(der, port=simulator.port))
@@ -40,5 +44,13 @@ async def demo_der(config: ServiceConfig, announce: Announce) -> AsyncIterator[O
                 profile=PROFILES[0],
                 device_profile=str(document),
             )
-    finally:
-        await simulator.close()
+        finally:
+            await simulator.close()
+
+
+def _demo_files(folder: Path) -> Path:
+    """The few files the demo DER serves: a settings file and a log."""
+    (folder / "logs").mkdir(parents=True)
+    (folder / "settings.txt").write_text("nameplate_w=10000\nramp_s=10\n")
+    (folder / "logs" / "events.log").write_text("2026-01-01T00:00:00Z started\n")
+    return folder

@@ -84,6 +84,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             + "; ".join(f"{name}: {what}" for name, what in SIM_MISBEHAVIOURS.items())
         ),
     )
+    parser.add_argument(
+        "--files",
+        type=Path,
+        metavar="DIR",
+        help="serve the files of DIR by the file procedures (group 70), read-only",
+    )
+    parser.add_argument(
+        "--files-writable",
+        action="store_true",
+        help="with --files: masters may write, append to and delete files there",
+    )
     parser.add_argument("--verbose", "-v", action="store_true", help="log connections")
     parser.set_defaults(func=run)
 
@@ -114,6 +125,11 @@ def settings_of(args: argparse.Namespace) -> SimSettings:
         outstation, der = split_misbehaviours(args.misbehave)
         config.misbehave = config.misbehave | outstation
         settings.der_misbehave = settings.der_misbehave | der
+    if args.files is not None:
+        config.files = args.files.resolve()
+        config.files_writable = args.files_writable
+    elif args.files_writable:
+        raise ConfigError("--files-writable needs --files DIR")
     tls_files = (args.tls_ca, args.tls_certificate, args.tls_key)
     if any(f is not None for f in tls_files):
         if not all(f is not None for f in tls_files):
@@ -207,6 +223,9 @@ async def _serve(
         f"{'; unsolicited allowed' if config.unsolicited else ''}",
         flush=True,
     )
+    if config.files is not None:
+        access = "writable" if config.files_writable else "read-only"
+        print(f"gridwire sim: serving the files of {config.files} ({access})", flush=True)
     broken = sorted(config.misbehave | settings.der_misbehave)
     if broken:
         print(

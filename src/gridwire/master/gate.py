@@ -9,7 +9,13 @@ nothing that commands leaves a master not created with ``allow_control``, whatev
 
 from __future__ import annotations
 
+from collections.abc import Container
+
+from gridwire.dnp3.app.fragments import parse_request
 from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.dnp3.errors import DecodeError
+from gridwire.dnp3.files import MODE_READ
+from gridwire.dnp3.objects.records import FileCommand, FileCommandStatus
 from gridwire.errors import NotAllowed
 
 READ_ONLY_FUNCTIONS: frozenset[FunctionCode] = frozenset(
@@ -37,9 +43,50 @@ CONTROL_FUNCTIONS: frozenset[FunctionCode] = frozenset(
 outputs): the session's command hook sees these (:data:`gridwire.master.session.CommandHook`)."""
 
 
-def commands(function: FunctionCode) -> bool:
-    """Whether asking for ``function`` by name commands (changes) the outstation."""
-    return function not in READ_ONLY_FUNCTIONS
+FILE_INFO_FUNCTIONS: frozenset[FunctionCode] = frozenset(
+    {FunctionCode.GET_FILE_INFO, FunctionCode.AUTHENTICATE_FILE}
+)
+"""File functions that change nothing on the outstation: a file's descriptor, and the key
+credentials give (D211)."""
+
+
+def commands(
+    function: FunctionCode, body: bytes | None = None, read_handles: Container[int] = ()
+) -> bool:
+    """Whether asking for ``function`` by name commands (changes) the outstation.
+
+    The file procedures are judged by their object data too (D211), ``body`` (None: unknown,
+    so judged by the function alone): OPEN_FILE reads when every g70v3 it carries opens for
+    reading (mode 1), and CLOSE_FILE and ABORT_FILE when every g70v4 names a handle in
+    ``read_handles``, those this master opened for reading; GET_FILE_INFO and
+    AUTHENTICATE_FILE never command. DELETE_FILE, and OPEN_FILE to write or append, do."""
+    if function in READ_ONLY_FUNCTIONS or function in FILE_INFO_FUNCTIONS:
+        return False
+    if body is None or function not in _FILE_JUDGED:
+        return True
+    values = _file_objects(function, body)
+    if not values:
+        return True
+    if function is FunctionCode.OPEN_FILE:
+        return not all(isinstance(v, FileCommand) and v.mode == MODE_READ for v in values)
+    return not all(
+        isinstance(v, FileCommandStatus) and v.file_handle in read_handles for v in values
+    )
+
+
+_FILE_JUDGED = frozenset({FunctionCode.OPEN_FILE, FunctionCode.CLOSE_FILE, FunctionCode.ABORT_FILE})
+
+
+def _file_objects(function: FunctionCode, body: bytes) -> list[object]:
+    """The values of a file request's objects; empty when anything in it is not g70 or does
+    not decode (judged as commanding)."""
+    try:
+        request = parse_request(bytes((0xC0, function)) + body)
+    except DecodeError:
+        return []
+    if request.undecoded or any(h.group != 70 for h in request.headers):
+        return []
+    return [obj.value for obj in request.objects]
 
 
 NOT_ALLOWED = (
@@ -53,8 +100,14 @@ def refusal() -> NotAllowed:
     return NotAllowed(NOT_ALLOWED)
 
 
-def check(function: FunctionCode, allow_control: bool) -> None:
-    """Raise NotAllowed when a request for ``function`` commands and control is not allowed.
-    For requests only: the session's own confirmations of what asked for one are not."""
-    if not allow_control and commands(function):
+def check(
+    function: FunctionCode,
+    allow_control: bool,
+    body: bytes | None = None,
+    read_handles: Container[int] = (),
+) -> None:
+    """Raise NotAllowed when a request for ``function`` (with ``body``, see :func:`commands`)
+    commands and control is not allowed. For requests only: the session's own confirmations
+    of what asked for one are not."""
+    if not allow_control and commands(function, body, read_handles):
         raise refusal()

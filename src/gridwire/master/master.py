@@ -275,8 +275,8 @@ class Master(OutstationQueries):
         code = _function(function)
         if code.is_response:
             raise BadParameter(f"{code.name} is a response, not a request")
-        self.session(outstation)
-        if not gate.commands(code):
+        session = self.session(outstation)
+        if not gate.commands(code, body, session.wire.read_handles):
             return await self._exchange(outstation, code, body)
         with command(f"request {code.name}", outstation, {"body": body.hex()}) as record:
             exchange = await self._exchange(outstation, code, body)

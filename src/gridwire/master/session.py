@@ -262,9 +262,15 @@ class Session:
 
     # --- sending --------------------------------------------------------------------------
 
-    def _send(self, kind: str, function: FunctionCode | None, frames: list[bytes]) -> float:
+    def _send(
+        self,
+        kind: str,
+        function: FunctionCode | None,
+        frames: list[bytes],
+        body: bytes | None = None,
+    ) -> float:
         """Write ``frames`` through the wire (the one place octets leave: :class:`Wire`)."""
-        return self.wire.send(kind, function, frames)
+        return self.wire.send(kind, function, frames, body)
 
     # --- receiving ------------------------------------------------------------------------
 
@@ -355,7 +361,8 @@ class Session:
         ``body`` is built once this request's turn has come, with no wait before it leaves."""
         if task is None:
             task = _current_task.get()
-        self.wire.admit(function)  # the wire's gate, before a turn or a sequence number
+        # the wire's gate, before a turn or a sequence number
+        self.wire.admit(function, body if isinstance(body, bytes) else None)
         if not self.connected:
             raise self._not_connected()
         hook = self.command_hook
@@ -384,7 +391,7 @@ class Session:
         flight = _InFlight(transaction, function, body, loop.create_future())
         self._flight = flight
         try:
-            flight.sent_ms = self._send("request", function, out.frames)
+            flight.sent_ms = self._send("request", function, out.frames, body)
             transaction.sent(self.clock.monotonic())
             if not transaction.ended:
                 self._arm(flight)
@@ -417,7 +424,7 @@ class Session:
         if transaction.poll(now, can_retry=self.connected) == "retry":
             try:
                 again = self.association.request(flight.function, flight.body, seq=transaction.seq)
-                flight.sent_ms = self._send("request", flight.function, again.frames)
+                flight.sent_ms = self._send("request", flight.function, again.frames, flight.body)
             except GridwireError as exc:
                 log.warning("%s: %s not sent again: %s", self.name, flight.function.name, exc)
                 transaction.poll(now, can_retry=False)

@@ -43,6 +43,7 @@ class Wire:
         "fence",
         "frames",
         "name",
+        "read_handles",
     )
 
     def __init__(
@@ -69,6 +70,7 @@ class Wire:
         # again as it is written; what it raises stops the request unsent. A cluster
         # worker's lease check goes here (Master.command_fence).
         self.fence: Callable[[FunctionCode], None] | None = None
+        self.read_handles: set[int] = set()  # file handles opened for reading (D211)
 
     def attach(self, conn: Connection) -> None:
         """``conn`` is the connection from now on (a capture gets a flow of its own)."""
@@ -84,22 +86,29 @@ class Wire:
         """There is no connection any more (what a deviation held back is not written)."""
         self.connection = None
 
-    def admit(self, function: FunctionCode) -> None:
+    def admit(self, function: FunctionCode, body: bytes | None = None) -> None:
         """The wire's gate: NotAllowed (:func:`gridwire.master.gate.refusal`) for a request
         that commands when control is not allowed. The session asks it as a request is handed
         over, before it takes a turn or a sequence number, and :meth:`send` asks it again for
-        every request fragment as the last guard."""
-        gate.check(function, self.allow_control)
-        if self.fence is not None and gate.commands(function):
+        every request fragment as the last guard. ``body`` (None: not known yet) lets the
+        gate judge file requests by their objects (D211)."""
+        gate.check(function, self.allow_control, body, self.read_handles)
+        if self.fence is not None and gate.commands(function, body, self.read_handles):
             self.fence(function)
 
-    def send(self, kind: str, function: FunctionCode | None, frames: list[bytes]) -> float:
+    def send(
+        self,
+        kind: str,
+        function: FunctionCode | None,
+        frames: list[bytes],
+        body: bytes | None = None,
+    ) -> float:
         """Write ``frames`` of ``kind`` (``request``, ``confirm``, ``unsolicited_confirm``,
         ``link``): the gate for a request, then the deviations hook. Returns the wall-clock
         time (ms) they were handed to the connection. Confirmations and link replies answer
         the outstation and command nothing. ConnectionFailed when there is no connection."""
         if kind == "request" and function is not None:
-            self.admit(function)
+            self.admit(function, body)
         conn = self.connection
         if conn is None:
             raise ConnectionFailed(f"outstation {self.name} is not connected")

@@ -58,8 +58,13 @@ def _writes_tasks(tasks: dict[str, Any]) -> bool:
     return any(tasks.get(name) is True for name in WRITING_TASKS)
 
 
-def _by_function(function: str) -> bool:
-    return gate.commands(FunctionCode[function])
+def _by_function(function: str, body: str = "") -> bool:
+    """Whether a request by name commands; file requests by their objects too (D211)."""
+    try:
+        octets: bytes | None = bytes.fromhex(body)
+    except ValueError:
+        octets = None
+    return gate.commands(FunctionCode[function], octets)
 
 
 MASTER_OPERATIONS: list[Operation[Any]] = [
@@ -185,7 +190,7 @@ MASTER_OPERATIONS: list[Operation[Any]] = [
         params=RequestParams,
         result=Exchange,
         handler=lambda c, p: c.master.request(p.outstation, p.function, bytes.fromhex(p.body)),
-        commands=lambda p: _by_function(p.function),
+        commands=lambda p: _by_function(p.function, p.body),
         summary="Any request by function code",
         description="Without control only READ, ENABLE_UNSOLICITED, DISABLE_UNSOLICITED and "
         "DELAY_MEASURE are sent.",
@@ -250,7 +255,7 @@ MASTER_OPERATIONS: list[Operation[Any]] = [
         handler=lambda c, p: c.master.broadcast(
             p.outstation, p.function, bytes.fromhex(p.body), p.address
         ),
-        commands=lambda p: _by_function(p.function),
+        commands=lambda p: _by_function(p.function, p.body),
         summary="A request to a broadcast address on the outstation's connection",
         description="address no_confirm (0xFFFD), shall_confirm (0xFFFE) or optional_confirm "
         "(0xFFFF); the outcome is sent.",

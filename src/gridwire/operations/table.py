@@ -11,6 +11,7 @@ from gridwire.operations.der_documents import DER_DOCUMENT_OPERATIONS
 from gridwire.operations.der_operations import DER_OPERATIONS
 from gridwire.operations.der_schedules import DER_SCHEDULE_OPERATIONS
 from gridwire.operations.evaluate_operations import EVALUATE_OPERATIONS
+from gridwire.operations.file_operations import FILE_OPERATIONS
 from gridwire.operations.master_operations import MASTER_OPERATIONS
 
 
@@ -21,4 +22,5 @@ def default_table() -> OperationTable:
         DER_SCHEDULE_OPERATIONS,
         DER_DOCUMENT_OPERATIONS,
         EVALUATE_OPERATIONS,
+        FILE_OPERATIONS,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from gridwire.errors import ConfigError
@@ -29,7 +30,9 @@ class OutstationConfig:
     ``range_gaps`` says how a read naming an index with no point is answered: ``refuse`` it
     whole with PARAMETER_ERROR, or ``answer`` the points there are with PARAMETER_ERROR (as
     opendnp3 does); see :mod:`gridwire.outstation.reads`. ``misbehave`` names its deviations,
-    rules broken on purpose (:mod:`gridwire.outstation.misbehaviour`).
+    rules broken on purpose (:mod:`gridwire.outstation.misbehaviour`). ``files`` is a
+    directory served by the file procedures (read-only unless ``files_writable``; an open or
+    delete needs the key ``files_credentials`` give, when set): :mod:`gridwire.outstation.files`.
     """
 
     outstation_address: int = 1024
@@ -46,6 +49,9 @@ class OutstationConfig:
     need_time_after: float | None = 1800.0
     misbehave: frozenset[str] = frozenset()
     range_gaps: RangeGaps = "refuse"
+    files: Path | None = None
+    files_writable: bool = False
+    files_credentials: tuple[str, str] | None = None
 
     def validate(self) -> OutstationConfig:
         for name, address in (
@@ -72,4 +78,6 @@ class OutstationConfig:
         self.misbehave = misbehaviours(self.misbehave)
         if self.range_gaps not in RANGE_GAPS:
             raise ConfigError(f"range_gaps {self.range_gaps!r} is not refuse or answer")
+        if self.files is not None and not self.files.is_dir():
+            raise ConfigError(f"files {self.files} is not a directory")
         return self

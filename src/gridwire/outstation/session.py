@@ -44,6 +44,7 @@ from gridwire.outstation.commands import echo, read_commands
 from gridwire.outstation.config import OutstationConfig
 from gridwire.outstation.controls import Mode, SelectRules
 from gridwire.outstation.device import Device
+from gridwire.outstation.files import served_files
 from gridwire.outstation.functions import (
     plan_assign_class,
     plan_freeze,
@@ -98,6 +99,7 @@ class OutstationSession:
             accept_bad_crc=ACCEPT_BAD_CRC in self.config.misbehave,
         )
         self.select = SelectRules(self.config.select_timeout)
+        self.files = served_files(self.config)
         self.restarted = True  # DEVICE_RESTART (IIN1.7) until a master clears it
         self.unsolicited_enabled: set[int] = set(self.config.unsolicited_classes)
         self.connected = False
@@ -230,6 +232,8 @@ class OutstationSession:
 
     def _dispatch(self, request: Request, seq: int, now: float) -> _Reply:
         function = request.function
+        if self.files is not None and self.files.serves(request):
+            return _Reply(body=self.files.answer(request))
         if function is F.READ:
             if request.undecoded:
                 bad = request.undecoded[0]

@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 
 from gridwire.dnp3.app.control import AppControl
 from gridwire.dnp3.app.functions import FunctionCode
-from gridwire.dnp3.app.headers import INDEX_PREFIX, HeaderError, ObjectHeader, read_header
+from gridwire.dnp3.app.headers import (
+    FREE_FORMAT,
+    INDEX_PREFIX,
+    HeaderError,
+    ObjectHeader,
+    read_header,
+)
 from gridwire.dnp3.app.iin import IIN
 from gridwire.dnp3.errors import DecodeError, EncodeError
 from gridwire.dnp3.objects.decode import TimeBase, decode_objects
@@ -28,6 +34,7 @@ from gridwire.dnp3.objects.records import DnpObject
 from gridwire.dnp3.objects.table import lookup
 
 F = FunctionCode
+FILE_GROUP = 70
 
 # Request functions whose headers name objects but carry no object data.
 HEADERS_ONLY: frozenset[FunctionCode] = frozenset(
@@ -88,9 +95,13 @@ class _Walk:
     undecoded: list[Undecoded] = field(default_factory=list)
 
 
-def _carries_data(function: FunctionCode | None, group: int, variation: int) -> bool:
-    """Whether a header of this request function (None: a response) has object data."""
+def _carries_data(function: FunctionCode | None, header: ObjectHeader) -> bool:
+    """Whether a header of this request function (None: a response) has object data. A READ
+    of a file's block names it with a g70v5 of free format (0x5B): the handle and block."""
     if function is None:
+        return True
+    group, variation = header.group, header.variation
+    if function is F.READ and group == FILE_GROUP and header.qualifier == FREE_FORMAT:
         return True
     if variation == 0 or group == 60 or function in HEADERS_ONLY:
         return False
@@ -128,7 +139,7 @@ def _walk(data: bytes, pos: int, function: FunctionCode | None) -> _Walk:
         variation = data[pos + 1] if pos + 1 < len(data) else None
         try:
             header, pos = read_header(data, pos)
-            if _carries_data(function, header.group, header.variation):
+            if _carries_data(function, header):
                 decl = lookup(header.group, header.variation)
                 if decl is None:
                     raise DecodeError(f"unknown object g{header.group}v{header.variation}")
