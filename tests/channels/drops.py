@@ -48,7 +48,6 @@ async def master_on(channel: ChannelSettings, capture: Path | None = None) -> Ma
                     outstation_address=address,
                     manual=True,
                     confirm=True,
-                    response_timeout=3.0,
                 )
             )
             for address in ADDRESSES
