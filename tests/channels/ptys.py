@@ -29,7 +29,7 @@ def pty_pair(where: Path) -> Iterator[tuple[str, str]]:
     command = [socat_path(), "-d", "-d"]
     command += [f"pty,raw,echo=0,link={a}", f"pty,raw,echo=0,link={b}"]
     with running(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
-        if not eventually(lambda: a.exists() and b.exists() or proc.poll() is not None, 10):
+        if not eventually(lambda: (a.exists() and b.exists()) or proc.poll() is not None, 10):
             raise AssertionError("socat made no pseudo-terminals")
         if proc.poll() is not None:
             raise AssertionError(f"socat ended: {proc.stderr and proc.stderr.read()}")

@@ -7,6 +7,7 @@ Wireshark decodes every frame the master wrote (captured as the capture module d
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -69,7 +70,7 @@ async def test_three_outstations_on_one_serial_line(
             assert ai0(master, NAMES[address]) == 100 + address
         requests = [i for i, (kind, _) in enumerate(on_line) if kind == "request"]
         assert len(requests) == 3
-        for here, there in zip(requests, requests[1:], strict=False):
+        for here, there in itertools.pairwise(requests):
             asked = on_line[here][1]
             assert ("frame", asked) in on_line[here:there], on_line  # answered before the next
         results = await asyncio.gather(
