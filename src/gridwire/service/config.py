@@ -26,6 +26,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from gridwire.errors import ConfigError
+from gridwire.channels.settings import ChannelSettings
 from gridwire.master.settings import OutstationSettings
 from gridwire.net.binding import parse_bind
 
@@ -84,6 +85,10 @@ class ServiceConfig(_Section):
 
     allow_control: bool = False
     outstations: list[OutstationSettings] = Field(default_factory=list)
+    channels: list[ChannelSettings] = Field(
+        default_factory=list,
+        description="Channels (add_channel's) outstations name in their channel setting",
+    )
     connect_wait: float | None = Field(
         default=None, ge=0, description="Seconds to keep trying to connect at start"
     )
@@ -107,6 +112,10 @@ class ServiceConfig(_Section):
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"outstation {', '.join(twice)} is given twice")
+        channels = [c.name for c in self.channels]
+        twice = sorted({n for n in channels if channels.count(n) > 1})
+        if twice:
+            raise ValueError(f"channel {', '.join(twice)} is given twice")
         return self
 
 

@@ -97,6 +97,8 @@ async def open_service(
         master, table, device_profile=config.device_profile, state_dir=config.state_dir
     )
     try:
+        for channel in config.channels:
+            master.add_channel(channel)
         for settings in [*config.outstations, *(extra or [])]:
             await _add(master, settings, config.connect_wait, announce)
         yield service
