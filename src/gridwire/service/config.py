@@ -25,8 +25,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from gridwire.errors import ConfigError
 from gridwire.channels.settings import ChannelSettings
+from gridwire.errors import ConfigError
 from gridwire.master.settings import OutstationSettings
 from gridwire.net.binding import parse_bind
 
