@@ -14,20 +14,10 @@ from pathlib import Path
 from gridwire.channels.settings import UdpChannel
 from gridwire.master import Master, OutstationSettings
 from tests.channels.drops import ADDRESSES, NAMES, ai0, drop_server, master_on
-from tests.dnp3.reference_crc import bitwise_crc
+from tests.channels.frames import frame
 from tests.master.test_association import INTEGRITY, NULL_RESPONSE
 from tests.support.tshark import tshark_fields
 from tests.support.waiting import until
-
-
-def _frame(control: int, destination: int, source: int, data: bytes) -> bytes:
-    header = bytes((0x05, 0x64, 5 + len(data), control))
-    header += destination.to_bytes(2, "little") + source.to_bytes(2, "little")
-    out = header + bitwise_crc(header).to_bytes(2, "little")
-    for at in range(0, len(data), 16):
-        block = data[at : at + 16]
-        out += block + bitwise_crc(block).to_bytes(2, "little")
-    return out
 
 
 class _Peer(asyncio.DatagramProtocol):
@@ -59,7 +49,7 @@ async def test_literal_octets_over_udp() -> None:
         await asyncio.sleep(0.1)
         assert not scan.done()
         # A frame from link address 1030, which no outstation on the channel has: dropped.
-        stranger = _frame(0x44, 1, 1030, bytes.fromhex("c0 c0 81 00 00"))
+        stranger = frame(0x44, 1, 1030, bytes.fromhex("c0 c0 81 00 00"))
         transport.sendto(stranger, master_end)
         transport.sendto(NULL_RESPONSE, master_end)
         exchange = await asyncio.wait_for(scan, 5)
