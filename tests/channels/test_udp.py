@@ -11,7 +11,10 @@ import asyncio
 import socket
 from pathlib import Path
 
+import pytest
+
 from gridwire.channels.settings import UdpChannel
+from gridwire.errors import NotAllowed
 from gridwire.master import Master, OutstationSettings
 from tests.channels.drops import ADDRESSES, NAMES, ai0, drop_server, master_on
 from tests.channels.frames import frame
@@ -91,3 +94,37 @@ async def test_three_outstations_behind_one_udp_socket(tmp_path: Path) -> None:
     )
     assert len(rows) >= 4 and all(src == "1" for src, _ in rows), rows
     assert {dst for _, dst in rows} == {str(a) for a in ADDRESSES}
+
+
+async def test_a_control_goes_once_and_only_with_control_allowed() -> None:
+    loop = asyncio.get_running_loop()
+    transport, peer = await loop.create_datagram_endpoint(_Peer, local_addr=("127.0.0.1", 0))
+    port = transport.get_extra_info("sockname")[1]
+    watching, commanding = Master(), Master(allow_control=True)
+    try:
+        for master in (watching, commanding):
+            master.add_channel(
+                UdpChannel(
+                    name="cell", local_host="127.0.0.1", remote_host="127.0.0.1", remote_port=port
+                )
+            )
+            settings = OutstationSettings(
+                name="der", channel="cell", manual=True, response_timeout=0.3, read_retries=3
+            )
+            await master.add(settings)
+        with pytest.raises(NotAllowed):
+            await watching.operate("der", {"bo": {"1": "LATCH_ON"}})
+        # The outstation never answers: the exchange times out, the control is not sent again.
+        result = await commanding.operate("der", {"bo": {"1": "LATCH_ON"}})
+        assert result.operated and result.accepted is None  # sent, never answered
+        assert [e.outcome for e in result.exchanges] == ["timeout"]
+        await asyncio.sleep(0.5)
+        datagrams = []
+        while not peer.datagrams.empty():
+            datagrams.append(peer.datagrams.get_nowait()[0])
+        assert len(datagrams) == 1  # the one DIRECT_OPERATE; nothing from the watching master
+        assert datagrams[0][12] == 0x05  # application function: DIRECT_OPERATE
+    finally:
+        await watching.close()
+        await commanding.close()
+        transport.close()
