@@ -60,6 +60,8 @@ async def test_literal_octets_over_udp() -> None:
         [status] = master.status().channels
         assert status.counts["unknown_frames"] == 1
         assert status.counts["last_unknown_address"] == 1030
+        [kept] = master.channels.get("cell").trace()
+        assert (kept.source, bytes.fromhex(kept.hex)) == (1030, stranger)
     finally:
         await master.close()
         transport.close()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,17 @@ from gridwire.channels.settings import (
 from gridwire.errors import BadParameter, ConnectionFailed
 
 log = logging.getLogger("gridwire.channels")
+UNROUTED_KEPT = 200
+
+
+@dataclass(slots=True)
+class UnroutedFrame:
+    """A frame the channel received for none of its outstations (its own trace)."""
+
+    time_ms: float
+    source: int
+    destination: int
+    hex: str
 
 
 @dataclass(slots=True)
@@ -136,6 +148,8 @@ class Channel:
         self._names: dict[int, str] = {}  # outstation address -> name, of every one added
         self._drops: dict[int, Drop] = {}
         self._opening = asyncio.Lock()
+        # The channel's own trace: frames that went to no outstation, the latest kept.
+        self.unrouted: deque[UnroutedFrame] = deque(maxlen=UNROUTED_KEPT)
 
     # --- outstations on the channel ------------------------------------------------------
 
@@ -203,6 +217,12 @@ class Channel:
         for address, raw in routed.frames:
             self.frames_in += 1
             drops[address].deliver(raw)
+        for frame in routed.unknown:
+            self.unrouted.append(
+                UnroutedFrame(
+                    time.time() * 1000.0, frame.source, frame.destination, frame.raw.hex()
+                )
+            )
         if routed.log_unknown:
             frame = routed.unknown[0]
             log.warning(
@@ -227,6 +247,10 @@ class Channel:
         if link is not None:
             link.close()
             await link.wait_closed()
+
+    def trace(self) -> list[UnroutedFrame]:
+        """The latest frames from addresses no outstation on the channel has."""
+        return list(self.unrouted)
 
     def status(self) -> ChannelStatus:
         s = self.settings

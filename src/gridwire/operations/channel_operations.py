@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gridwire.channels.channel import ChannelStatus
+from gridwire.channels.channel import ChannelStatus, UnroutedFrame
 from gridwire.channels.settings import ChannelName, ChannelParams
 from gridwire.operations.declaration import Operation, declare
 
@@ -24,6 +24,15 @@ CHANNEL_OPERATIONS: list[Operation[Any]] = [
         "channel (this name) and the outstation's link address. Several outstations may share "
         "a channel, each by its own link address; on a half-duplex channel (serial unless "
         "half_duplex is false) one request is on the line at a time.",
+    ),
+    declare(
+        "channel_trace",
+        params=ChannelName,
+        result=list[UnroutedFrame],
+        handler=lambda c, p: c.master.channels.get(p.channel).trace(),
+        summary="The latest frames on a channel from addresses none of its outstations has",
+        description="Each outstation's own frames are in its trace and capture; these went to "
+        "none of them (and were dropped; status counts them).",
     ),
     declare(
         "remove_channel",
