@@ -191,7 +191,18 @@ class Channel:
 
     async def _open(self, within: float) -> PhysicalLink:
         s = self.settings
-        received, lost = self._received, self._lost
+        opened: list[PhysicalLink] = []
+
+        def lost(reason: str | None) -> None:  # this link's end, not a later one's
+            if opened and opened[0] is self.link:
+                self._lost(reason)
+
+        link = await self._open_link(s, lost, within)
+        opened.append(link)
+        return link
+
+    async def _open_link(self, s: ChannelSettings, lost: OnLost, within: float) -> PhysicalLink:
+        received = self._received
         if isinstance(s, TlsChannel):
             return await open_tcp(s.host, s.port, s.tls, received, lost, within)
         if isinstance(s, TcpChannel):
