@@ -8,6 +8,7 @@ import asyncio
 from pathlib import Path
 
 from gridwire.channels.settings import TcpChannel
+from gridwire.master import Master, OutstationSettings
 from tests.channels.drops import ADDRESSES, NAMES, ai0, drop_server, master_on
 from tests.support.tshark import tshark_fields
 from tests.support.waiting import until
@@ -53,3 +54,32 @@ async def test_three_outstations_on_one_tcp_connection(tmp_path: Path) -> None:
     assert len(rows) >= 9  # a read and an operate each, and confirms
     assert all(src == "1" for src, _ in rows)  # every frame the master wrote decodes as DNP3
     assert {dst for _, dst in rows} == {str(a) for a in ADDRESSES}
+
+
+async def test_a_lost_link_is_lost_for_all_and_comes_back_as_one() -> None:
+    server = drop_server(unsolicited=False)
+    await server.serve_tcp("127.0.0.1", 0)
+    assert server.port is not None
+    master = Master()
+    master.add_channel(TcpChannel(name="line", host="127.0.0.1", port=server.port))
+    try:
+        for address in ADDRESSES:
+            settings = OutstationSettings(
+                name=NAMES[address],
+                channel="line",
+                outstation_address=address,
+                manual=True,
+                reconnect=0.2,
+            )
+            await master.add(settings)
+        assert server.connections == 1
+        assert server._close_current is not None
+        server._close_current()  # the gateway drops the connection
+        await until(lambda: not any(master.session(n).connected for n in NAMES.values()))
+        await until(lambda: all(master.session(n).connected for n in NAMES.values()))
+        assert server.connections == 2  # the three came back over one new connection
+        for address in ADDRESSES:
+            assert (await master.scan(NAMES[address], "integrity")).outcome == "complete"
+    finally:
+        await master.close()
+        await server.close()
