@@ -46,9 +46,24 @@ def manager(sink: LogSink) -> tuple[Any, list[Any]]:
     return o.DNP3Manager(1, handler), [handler]
 
 
+def serial_channel(mgr: Any, device: str, levels: int, listener: Any) -> Any:
+    """A serial channel on ``device`` (115200 8N1, no flow control)."""
+    settings = o.SerialSettings()
+    settings.deviceName = device
+    settings.baud = 115200
+    settings.dataBits = 8
+    settings.parity = o.Parity.__members__["None"]
+    settings.stopBits = o.StopBits.__members__["One"]
+    settings.flowType = o.FlowControl.__members__["None"]
+    retry = o.ChannelRetry(o.TimeDuration.Milliseconds(100), o.TimeDuration.Milliseconds(1000))
+    return mgr.AddSerial("serial", o.LogLevels(levels), retry, settings, listener)
+
+
 def server_channel(mgr: Any, args: argparse.Namespace, levels: int, keep: list[Any]) -> Any:
     listener = _ChannelListener()
     keep.append(listener)
+    if getattr(args, "serial", None):
+        return serial_channel(mgr, args.serial, levels, listener)
     endpoint = o.IPEndpoint(args.host, args.port)
     log_levels = o.LogLevels(levels)
     tls = tls_config(args)

@@ -251,6 +251,7 @@ def main() -> None:
         "--echo-outputs", action="store_true", help="a successful control updates its output status"
     )
     parser.add_argument("--max-tx-fragment", type=int, default=2048)
+    parser.add_argument("--serial", metavar="DEVICE", help="a serial channel instead of TCP")
     args = parser.parse_args()
 
     state = State(args)
@@ -266,7 +267,7 @@ def main() -> None:
     keep += [handler, application]
     outstation = channel.AddOutstation("outstation", handler, application, config)
     outstation.Enable()
-    if not wait_listening(args.port):
+    if not args.serial and not wait_listening(args.port):
         emit("error", where="startup", error=f"not listening on {args.port} after 10 s")
         os._exit(1)
     emit("ready", port=args.port, pid=os.getpid(), points=args.points, tls=args.tls_ca is not None)

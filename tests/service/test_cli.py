@@ -65,8 +65,9 @@ def test_config_prints_a_complete_configuration_that_loads_back(tmp_path: Path) 
     assert printed.returncode == 0, printed.stderr
     config = orjson.loads(printed.stdout)
     assert set(config) == {
-        "allow_control", "outstations", "connect_wait", "tables", "device_profile", "capture",
-        "state_dir", "trace_budget", "log_file", "log_level", "console", "serve", "evaluate",
+        "allow_control", "outstations", "channels", "connect_wait", "tables", "device_profile",
+        "capture", "state_dir", "trace_budget", "log_file", "log_level", "console", "serve",
+        "evaluate",
     }  # fmt: skip
     assert config["state_dir"] is None
     assert config["trace_budget"] == 256 * 1024 * 1024

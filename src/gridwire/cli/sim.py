@@ -11,6 +11,7 @@ import signal
 import sys
 from pathlib import Path
 
+from gridwire.cli import sim_drops
 from gridwire.der.store import load_point_map
 from gridwire.errors import ConfigError
 from gridwire.net.binding import parse_bind
@@ -95,6 +96,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="with --files: masters may write, append to and delete files there",
     )
+    sim_drops.add_options(parser)
     parser.add_argument("--verbose", "-v", action="store_true", help="log connections")
     parser.set_defaults(func=run)
 
@@ -175,9 +177,13 @@ def run(args: argparse.Namespace) -> int:
     profile: Path | None = args.write_device_profile
     if profile is not None and not settings.der:
         raise ConfigError("--write-device-profile writes the DER's document: give --der too")
-    device, what = device_of(settings)
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if sim_drops.wanted(args):
+        if profile is not None:
+            raise ConfigError("--write-device-profile serves one outstation: not with these")
+        return asyncio.run(sim_drops.serve(args, settings, lambda: device_of(settings)))
+    device, what = device_of(settings)
     return asyncio.run(_serve(settings, device, what, profile))
 
 

@@ -25,6 +25,7 @@ import ssl
 import threading
 from collections.abc import Callable
 
+from gridwire.capture import TcpFlow
 from gridwire.errors import BadParameter, ConnectionFailed
 from gridwire.master.limits import RECEIVE_BUFFER
 from gridwire.master.settings import TlsSettings
@@ -118,6 +119,10 @@ class Connection:
     @property
     def is_open(self) -> bool:
         return not self._transport.is_closing()
+
+    def capture_flow(self) -> TcpFlow:
+        """The flow its frames are captured in (one per connection)."""
+        return TcpFlow(self.local, self.remote)
 
     def write(self, data: bytes) -> None:
         if not self._transport.is_closing():

@@ -20,8 +20,10 @@ from collections.abc import Callable
 from typing import Literal
 
 from gridwire.capture import Endpoint
+from gridwire.channels.base import Link
+from gridwire.channels.channel import Channel
 from gridwire.errors import ConnectionFailed
-from gridwire.master.connection import Connection, open_connection
+from gridwire.master.connection import open_connection
 from gridwire.master.limits import CONNECT_RETRY, CONNECT_TIMEOUT
 from gridwire.master.settings import OutstationSettings
 from gridwire.master.wire import Wire
@@ -46,8 +48,10 @@ class Connector:
         on_data: Callable[[bytes], None],
         on_up: Callable[[], None],
         on_down: Callable[[], None],
+        channel: Channel | None = None,
     ) -> None:
         self.settings = settings
+        self.channel = channel  # a shared channel (DESIGN D200), else a connection of its own
         self.clock = clock
         self.wire = wire
         self._on_data = on_data
@@ -99,21 +103,22 @@ class Connector:
     async def _open(self) -> None:
         s = self.settings
         self.state = "connecting"
-        holder: list[Connection] = []
+        holder: list[Link] = []
 
         def lost(reason: str | None) -> None:
             if holder:
                 self.lost(holder[0], reason)
 
+        within = min(CONNECT_TIMEOUT, max(s.response_timeout, 1.0))
+        conn: Link
         try:
-            conn = await open_connection(
-                s.host,
-                s.port,
-                tls=s.tls,
-                on_data=self._data,
-                on_lost=lost,
-                within=min(CONNECT_TIMEOUT, max(s.response_timeout, 1.0)),
-            )
+            if self.channel is not None:
+                address = s.outstation_address
+                conn = await self.channel.attach(address, self._data, lost, within)
+            else:
+                conn = await open_connection(
+                    s.host, s.port, tls=s.tls, on_data=self._data, on_lost=lost, within=within
+                )
         except ConnectionFailed:
             self.state = "disconnected"
             raise
@@ -155,7 +160,7 @@ class Connector:
         self._closed_unlogged = 0
         return said
 
-    def lost(self, conn: Connection, reason: str | None) -> None:
+    def lost(self, conn: Link, reason: str | None) -> None:
         """The connection ``conn`` ended (or is being closed by us)."""
         if self.wire.connection is not conn:
             return

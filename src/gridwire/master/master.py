@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from gridwire.capture import RotatingPcapWriter
+from gridwire.channels.channel import ChannelStatus
+from gridwire.channels.registry import Channels
+from gridwire.channels.settings import ChannelSettings
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.errors import DecodeError
 from gridwire.dnp3.objects.records import DnpObject
@@ -39,6 +42,7 @@ from gridwire.master.connection import check_tls
 from gridwire.master.controls import Control, ControlProfile
 from gridwire.master.errors import UnknownOutstation
 from gridwire.master.hold import Hold
+from gridwire.master.on_channel import let_go, on_channel
 from gridwire.master.queries import OutstationQueries
 from gridwire.master.records import (
     CaptureResult,
@@ -117,6 +121,7 @@ class Master(OutstationQueries):
         )
         self._sessions: dict[str, Session] = {}
         self._maps: dict[str, ControlProfile] = {}
+        self.channels = Channels(self.clock.monotonic)  # by name (DESIGN D200)
 
     # --- outstations ----------------------------------------------------------------------
 
@@ -137,7 +142,16 @@ class Master(OutstationQueries):
         return Status(
             allow_control=self.allow_control,
             outstations=[s.status() for s in self._sessions.values()],
+            channels=self.channels.status(),
         )
+
+    def add_channel(self, settings: ChannelSettings) -> ChannelStatus:
+        """A channel outstations can name; it opens when the first of them connects."""
+        return self.channels.add(settings)
+
+    async def remove_channel(self, name: str) -> ChannelStatus:
+        """Forget a channel no outstation is on (Conflict while one is)."""
+        return await self.channels.remove(name)
 
     async def add(self, settings: OutstationSettings) -> OutstationStatus:
         """Add an outstation and connect to it; answers once connected.
@@ -159,6 +173,7 @@ class Master(OutstationQueries):
                     "gridwire.derops.DerMaster"
                 )
             point_map = self._profiles(settings.profile)
+        settings, channel = on_channel(settings, self.channels)
         session = Session(
             settings,
             allow_control=self.allow_control,
@@ -169,6 +184,7 @@ class Master(OutstationQueries):
             event_limit=self._event_limit,
             capture=self._capture,
             name_of=point_map.name_of if point_map is not None else None,
+            channel=channel,
         )
         self._sessions[settings.name] = session
         if self._fence is not None:
@@ -188,6 +204,7 @@ class Master(OutstationQueries):
         session = self.session(outstation)
         await session.close()
         session.frames.close()
+        let_go(session.settings, self.channels)
         self._sessions.pop(outstation, None)
         self._maps.pop(outstation, None)
         self.bus.publish("outstations", {})
@@ -222,6 +239,7 @@ class Master(OutstationQueries):
             await session.close()
         self._sessions.clear()
         self._maps.clear()
+        await self.channels.close()
         if self._capture is not None:
             self._capture.close()
         self.bus.close()

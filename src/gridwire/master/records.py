@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from gridwire.channels.channel import ChannelStatus
 from gridwire.dnp3.app.fragments import Response, Undecoded
 from gridwire.dnp3.objects.records import DnpObject
 
@@ -180,6 +181,7 @@ class OutstationStatus:
     name: str
     host: str
     port: int
+    channel: str | None
     state: Literal["connecting", "connected", "disconnected"]
     connected: bool
     tasks: dict[str, Any]
@@ -205,3 +207,4 @@ class OutstationStatus:
 class Status:
     allow_control: bool
     outstations: list[OutstationStatus]
+    channels: list[ChannelStatus] = field(default_factory=list)

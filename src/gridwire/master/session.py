@@ -33,13 +33,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gridwire.capture import Endpoint, RotatingPcapWriter
+from gridwire.channels.base import Link
+from gridwire.channels.channel import Channel
 from gridwire.dnp3.app.fragments import Response, parse_response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN
 from gridwire.errors import ConnectionFailed, GridwireError
 from gridwire.master.association import Association, Fragment
 from gridwire.master.bus import EventBus
-from gridwire.master.connection import Connection
 from gridwire.master.connector import Connector, State
 from gridwire.master.deviations import Deviations
 from gridwire.master.exchange import ExchangeRules, Transaction, Verdict
@@ -110,6 +111,7 @@ class Session:
         capture: RotatingPcapWriter | None = None,
         name_of: NameOf | None = None,
         trace_budget: TraceBudget | None = None,
+        channel: Channel | None = None,
     ) -> None:
         self.name = settings.name
         self.settings = settings
@@ -138,7 +140,9 @@ class Session:
             deviations=self.deviations,
             capture=capture,
         )
-        self._lock = asyncio.Lock()
+        # One request in flight: per outstation, or per channel on a half-duplex one (D202).
+        shared = channel.lock if channel is not None else None
+        self._lock = shared if shared is not None else asyncio.Lock()
         self.hold = Hold()  # while held, only the holder's requests go (Master.hold)
         self.command_hook: CommandHook | None = None  # see CommandHook
         self._rules = ExchangeRules(settings.confirms)
@@ -153,6 +157,7 @@ class Session:
             on_data=self._on_data,
             on_up=self._connected,
             on_down=self._disconnected,
+            channel=channel,
         )
 
     # --- state ----------------------------------------------------------------------------
@@ -162,7 +167,7 @@ class Session:
         return self.wire.connection is not None
 
     @property
-    def connection(self) -> Connection | None:
+    def connection(self) -> Link | None:
         return self.wire.connection
 
     def status(self) -> OutstationStatus:
@@ -171,6 +176,7 @@ class Session:
             name=self.name,
             host=s.host,
             port=s.port,
+            channel=s.channel,
             state=self.state,
             connected=self.connected,
             tasks=self.runner.tasks.model_dump(),

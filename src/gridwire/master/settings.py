@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from gridwire.dnp3.transport import DEFAULT_MAX_FRAGMENT, MAX_PAYLOAD
 from gridwire.master.limits import (
@@ -52,8 +52,17 @@ class OutstationSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1, max_length=NAME_LENGTH)
-    host: str = Field(min_length=1, max_length=HOST_LENGTH)
-    port: int = Field(ge=1, le=65535)
+    # host and port (and tls) are the short form of a TCP or TLS channel of the outstation's
+    # own; an outstation on a named channel (channel) gives none of them (DESIGN D200).
+    host: str = Field(default="", max_length=HOST_LENGTH)
+    port: int = Field(default=0, ge=0, le=65535)
+    channel: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=NAME_LENGTH,
+        description="The channel (add_channel) the outstation is on, beside its link address; "
+        "instead of host and port",
+    )
     tasks: dict[str, Any] = Field(default_factory=dict)
     manual: bool = False
     confirm: bool | None = None
@@ -103,6 +112,17 @@ class OutstationSettings(BaseModel):
             more = f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""
             raise ValueError(f"unknown task {', '.join(n[:40] for n in unknown[:3])}{more}")
         return value
+
+    @model_validator(mode="after")
+    def _where(self) -> OutstationSettings:
+        if self.channel is not None:
+            if self.host or self.port or self.tls is not None:
+                raise ValueError(
+                    "give either channel or host and port (tls belongs to the channel)"
+                )
+        elif not self.host or not self.port:
+            raise ValueError("give host and port, or channel")
+        return self
 
     @property
     def confirms(self) -> bool:

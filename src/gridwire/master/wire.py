@@ -15,12 +15,12 @@ import logging
 from collections.abc import Callable
 
 from gridwire.capture import CaptureError, Direction, RotatingPcapWriter, TcpFlow
+from gridwire.channels.base import Link
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.link import Dropped, LinkFrame
 from gridwire.errors import ConnectionFailed
 from gridwire.master import gate
 from gridwire.master.bus import EventBus
-from gridwire.master.connection import Connection
 from gridwire.master.deviations import Deviations
 from gridwire.master.trace import FrameLog
 from gridwire.process.clock import Clock, wall_ms
@@ -62,7 +62,7 @@ class Wire:
         self.clock = clock
         self.frames = frames
         self.deviations = deviations
-        self.connection: Connection | None = None
+        self.connection: Link | None = None
         self._bus = bus
         self._capture = capture
         self._flow: TcpFlow | None = None
@@ -72,13 +72,13 @@ class Wire:
         self.fence: Callable[[FunctionCode], None] | None = None
         self.read_handles: set[int] = set()  # file handles opened for reading (D211)
 
-    def attach(self, conn: Connection) -> None:
+    def attach(self, conn: Link) -> None:
         """``conn`` is the connection from now on (a capture gets a flow of its own)."""
         self.connection = conn
         self._flow = None
         if self._capture is not None:
             try:
-                self._flow = TcpFlow(conn.local, conn.remote)
+                self._flow = conn.capture_flow()
             except CaptureError as exc:
                 log.warning("capture of %s not possible: %s", self.name, exc)
 
@@ -127,7 +127,7 @@ class Wire:
             raw = item.raw if isinstance(item, LinkFrame) else item.octets
             self._logged(log_received(item, now_ms), Direction.TO_MASTER, raw, now_ms)
 
-    def _write_items(self, conn: Connection, items: list[tuple[float, bytes]]) -> None:
+    def _write_items(self, conn: Link, items: list[tuple[float, bytes]]) -> None:
         """Write (delay, octets) in order: those due now at once, the rest by a timer that
         holds up nothing else."""
         for position, (delay, octets) in enumerate(items):
@@ -138,11 +138,11 @@ class Wire:
                 return
             self._write(conn, octets)
 
-    def _write_later(self, conn: Connection, items: list[tuple[float, bytes]]) -> None:
+    def _write_later(self, conn: Link, items: list[tuple[float, bytes]]) -> None:
         if conn is self.connection:
             self._write_items(conn, items)
 
-    def _write(self, conn: Connection, octets: bytes) -> None:
+    def _write(self, conn: Link, octets: bytes) -> None:
         conn.write(octets)
         now_ms = wall_ms(self.clock)
         frame_id = self.frames.log_sent(octets, now_ms)

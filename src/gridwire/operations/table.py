@@ -6,6 +6,7 @@ list of declarations in its own module; this is the one place the families are p
 
 from __future__ import annotations
 
+from gridwire.operations.channel_operations import CHANNEL_OPERATIONS
 from gridwire.operations.declaration import OperationTable
 from gridwire.operations.der_documents import DER_DOCUMENT_OPERATIONS
 from gridwire.operations.der_operations import DER_OPERATIONS
@@ -18,6 +19,7 @@ from gridwire.operations.master_operations import MASTER_OPERATIONS
 def default_table() -> OperationTable:
     return OperationTable(
         MASTER_OPERATIONS,
+        CHANNEL_OPERATIONS,
         DER_OPERATIONS,
         DER_SCHEDULE_OPERATIONS,
         DER_DOCUMENT_OPERATIONS,

@@ -34,6 +34,7 @@ from pydantic import (
     model_validator,
 )
 
+from gridwire.channels.settings import ChannelSettings
 from gridwire.errors import ConfigError
 from gridwire.master.settings import OutstationSettings
 from gridwire.master.trace_budget import DEFAULT_TRACE_BUDGET
@@ -105,6 +106,10 @@ class ServiceConfig(_Section):
 
     allow_control: bool = False
     outstations: list[OutstationSettings] = Field(default_factory=list)
+    channels: list[ChannelSettings] = Field(
+        default_factory=list,
+        description="Channels (add_channel's) outstations name in their channel setting",
+    )
     connect_wait: float | None = Field(
         default=None, ge=0, description="Seconds to keep trying to connect at start"
     )
@@ -139,6 +144,10 @@ class ServiceConfig(_Section):
         twice = sorted(n for n, times in counted.items() if times > 1)
         if twice:
             raise ValueError(f"outstation {', '.join(twice)} is given twice")
+        channels = [c.name for c in self.channels]
+        twice = sorted({n for n in channels if channels.count(n) > 1})
+        if twice:
+            raise ValueError(f"channel {', '.join(twice)} is given twice")
         return self
 
 

@@ -104,6 +104,8 @@ async def open_service(
         master, table, device_profile=config.device_profile, state_dir=config.state_dir
     )
     try:
+        for channel in config.channels:
+            master.add_channel(channel)
         await add_all(master, [*config.outstations, *(extra or [])], config.connect_wait, announce)
         yield service
     finally:
