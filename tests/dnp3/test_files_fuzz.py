@@ -5,8 +5,10 @@ encoders write reads back as it was."""
 from __future__ import annotations
 
 import struct
+from pathlib import Path
 
-from hypothesis import given, settings
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gridwire.dnp3 import files as w
@@ -15,9 +17,21 @@ from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.errors import DecodeError
 from gridwire.dnp3.objects.records import FileDescriptor
 from gridwire.master import gate
+from gridwire.outstation.files import FileServer
+from gridwire.outstation.refusal import Refused
 
 VARIATIONS = st.sampled_from([2, 3, 4, 5, 6, 7, 8])
 NAMES = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("served")
+    (root / "a").write_bytes(b"abc")
+    (root / "d").mkdir()
+    return root
+
+
 FILE_FUNCTIONS = st.sampled_from(
     [FunctionCode.OPEN_FILE, FunctionCode.CLOSE_FILE, FunctionCode.ABORT_FILE]
 )
@@ -94,3 +108,44 @@ def test_the_gate_on_file_requests(name: str, mode: int, handle: int) -> None:
         assert gate.commands(function, None, {handle}) is True  # body unknown
     assert gate.commands(FunctionCode.DELETE_FILE, w.file_command(name, 0)) is True
     assert gate.commands(FunctionCode.GET_FILE_INFO, w.descriptor(name)) is False
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    function=st.sampled_from(
+        [
+            FunctionCode.OPEN_FILE,
+            FunctionCode.DELETE_FILE,
+            FunctionCode.GET_FILE_INFO,
+            FunctionCode.CLOSE_FILE,
+            FunctionCode.READ,
+            FunctionCode.WRITE,
+        ]
+    ),
+    name=st.one_of(NAMES, st.text(min_size=250, max_size=400)),
+    mode=st.integers(0, 4),
+    number=st.integers(0, 3),
+)
+def test_the_outstation_answers_any_file_request(
+    served: Path, function: FunctionCode, name: str, mode: int, number: int
+) -> None:
+    """gridwire's outstation answers any file request with a g70 object, or refuses it by
+    its indications; nothing it is given escapes as another exception."""
+    server = FileServer(served, writable=True)
+    bodies = {
+        FunctionCode.OPEN_FILE: w.file_command(name, mode),
+        FunctionCode.DELETE_FILE: w.file_command(name, 0),
+        FunctionCode.GET_FILE_INFO: w.descriptor(name),
+        FunctionCode.CLOSE_FILE: w.command_status(number),
+        FunctionCode.READ: w.transport(number, number),
+        FunctionCode.WRITE: w.transport(number, number, b"x"),
+    }
+    request = parse_request(bytes((0xC0, function)) + bodies[function])
+    try:
+        answer = server.answer(request)
+    except Refused as refused:
+        assert refused.iin
+    else:
+        assert parse_response(bytes((0xC0, 0x81, 0, 0)) + answer).objects[0].group == 70

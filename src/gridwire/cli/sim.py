@@ -129,8 +129,9 @@ def settings_of(args: argparse.Namespace) -> SimSettings:
         settings.der_misbehave = settings.der_misbehave | der
     if args.files is not None:
         config.files = args.files.resolve()
-        config.files_writable = args.files_writable
-    elif args.files_writable:
+    if args.files_writable:
+        config.files_writable = True
+    if config.files_writable and config.files is None:
         raise ConfigError("--files-writable needs --files DIR")
     tls_files = (args.tls_ca, args.tls_certificate, args.tls_key)
     if any(f is not None for f in tls_files):

@@ -28,7 +28,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from gridwire.dnp3 import files as wire
 from gridwire.dnp3.app.functions import FunctionCode
@@ -201,16 +201,21 @@ class _Procedure:
                 return
             block += 1
 
-    async def write_blocks(self, data: bytes, block_size: int) -> None:
+    async def write_blocks(self, data: bytes, block_size: int, digest: Any) -> None:
+        """WRITE the blocks in order, each hashed into ``digest`` as it goes (a large file
+        is never copied or hashed whole in one turn of the loop)."""
         assert self.handle is not None
         room = self.session.association.request_room - wire.BLOCK_OVERHEAD
         size = min(block_size, room)
         if size < 1:
             raise Stop("BAD_ANSWER", "no room for a block in one request")
-        chunks = [data[k : k + size] for k in range(0, len(data), size)] or [b""]
+        count = max(1, -(-len(data) // size))
         self.result.block_size = size
-        for block, chunk in enumerate(chunks):
-            last = block == len(chunks) - 1
+        view = memoryview(data)
+        for block in range(count):
+            chunk = bytes(view[block * size : (block + 1) * size])
+            digest.update(chunk)
+            last = block == count - 1
             body = wire.transport(self.handle, block, chunk, last=last)
             answer = await self.ask(F.WRITE, body, (6,))
             assert isinstance(answer, FileTransportStatus)
@@ -395,10 +400,11 @@ async def write_file(
     async def steps() -> None:
         key = await proc.authenticate(options.user, options.password)
         size = await proc.open(mode, key, block, len(data), permissions)
-        await proc.write_blocks(data, size)
+        digest = hashlib.sha256()
+        await proc.write_blocks(data, size, digest)
         await proc.close()
         proc.result.size = len(data)
-        proc.result.sha256 = hashlib.sha256(data).hexdigest()
+        proc.result.sha256 = digest.hexdigest()
 
     return await proc.run(steps(), seconds)
 

@@ -4,6 +4,7 @@ declaration each. ``file.list``, ``file.info`` and ``file.read`` read and need n
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 from pathlib import Path
@@ -99,7 +100,7 @@ class FileWriteParams(FileParams):
     )
 
 
-def _contents(params: FileWriteParams) -> bytes:
+async def _contents(params: FileWriteParams) -> bytes:
     if (params.data is None) == (params.source is None):
         raise BadParameter("file.write takes data (base64) or source (a path), one of them")
     if params.data is not None:
@@ -110,16 +111,20 @@ def _contents(params: FileWriteParams) -> bytes:
     source = Path(params.source or "")
     if not source.is_absolute():
         raise BadParameter(f"source {params.source!r} must be an absolute path")
+    return await asyncio.to_thread(_read_source, source)  # up to 64 MiB: off the loop
+
+
+def _read_source(source: Path) -> bytes:
     try:
         if source.stat().st_size > MAX_SIZE:
-            raise BadParameter(f"source {params.source!r} is larger than {MAX_SIZE} octets")
+            raise BadParameter(f"source {str(source)!r} is larger than {MAX_SIZE} octets")
         return source.read_bytes()
     except OSError as exc:
-        raise BadParameter(f"source {params.source!r} cannot be read: {exc.strerror}") from None
+        raise BadParameter(f"source {str(source)!r} cannot be read: {exc.strerror}") from None
 
 
 async def _write(c: Context, p: FileWriteParams) -> FileResult:
-    data = _contents(p)
+    data = await _contents(p)
     options = p.options(p.block_size)
     return await write_file(
         c.master,

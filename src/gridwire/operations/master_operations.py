@@ -192,8 +192,8 @@ MASTER_OPERATIONS: list[Operation[Any]] = [
         handler=lambda c, p: c.master.request(p.outstation, p.function, bytes.fromhex(p.body)),
         commands=lambda p: _by_function(p.function, p.body),
         summary="Any request by function code",
-        description="Without control only READ, ENABLE_UNSOLICITED, DISABLE_UNSOLICITED and "
-        "DELAY_MEASURE are sent.",
+        description="Without control only READ, ENABLE_UNSOLICITED, DISABLE_UNSOLICITED, "
+        "DELAY_MEASURE, GET_FILE_INFO, AUTHENTICATE_FILE and OPEN_FILE for reading are sent.",
     ),
     declare(
         "operate",

@@ -82,7 +82,14 @@ class FileServer:
         return request.function in (F.READ, F.WRITE) and any(h.group == 70 for h in request.headers)
 
     def answer(self, request: Request) -> bytes:
-        """The response's objects; Refused for a request that is not the procedure's."""
+        """The response's objects; Refused for a request that is not the procedure's, or
+        that the file system cannot take (a name too long for it...)."""
+        try:
+            return self._answer(request)
+        except OSError as exc:
+            raise Refused(IIN.PARAMETER_ERROR, f"file system: {exc.strerror or exc}") from None
+
+    def _answer(self, request: Request) -> bytes:
         if request.undecoded or len(request.objects) != 1 or len(request.headers) != 1:
             raise Refused(IIN.PARAMETER_ERROR, "a file request carries one g70 object")
         value = request.objects[0].value

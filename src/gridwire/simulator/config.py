@@ -7,7 +7,8 @@ Keys of the file (all optional; documented in docs/outstation.md)::
      "unsolicited": false, "unsolicited_classes": [], "accept": "replace",
      "tls": {"ca": "FILE", "certificate": "FILE", "key": "FILE", "allow": ["NAME or SHA-256"]},
      "select_timeout": 10, "confirm_timeout": 5, "unsolicited_retry": 5, "tick": 1.0,
-     "variations": {"ai": {"static": 5, "event": 7}}, "misbehave": [], "range_gaps": "refuse"}
+     "variations": {"ai": {"static": 5, "event": 7}}, "misbehave": [], "range_gaps": "refuse",
+     "files": "DIR", "files_writable": false}
 
 ``variations`` sets the DER's variations per point type (the generic database takes them in
 its own file). ``range_gaps`` says how a read naming an index with no point is answered
@@ -17,6 +18,8 @@ outstation's deviations, rules it breaks on purpose
 (:mod:`gridwire.outstation.misbehaviour`: ``accept_bad_crc``, ``forget_unconfirmed_events``)
 and, with ``der``, rules the simulated DER breaks (:mod:`gridwire.simulator.misbehaviour`:
 ``inputs_online_when_disabled``, ``start_without_permission``, ``accept_locked_curve_edits``).
+``files`` is a directory served by the file procedures (group 70), read-only unless
+``files_writable`` (:mod:`gridwire.outstation.files`).
 
 Relative file names in the file are taken relative to the file's folder. ``bind`` (and
 ``--bind``) are read by the rule of every bind (:mod:`gridwire.net.binding`), the port 20000
@@ -62,6 +65,8 @@ _KEYS = frozenset(
         "variations",
         "misbehave",
         "range_gaps",
+        "files",
+        "files_writable",
     }
 )
 
@@ -136,6 +141,10 @@ def settings_from_json(document: Mapping[str, Any], base: Path) -> SimSettings:
         settings.tls = _tls(document["tls"], base)
     if "range_gaps" in document:
         config.range_gaps = range_gaps(text(document["range_gaps"], "range_gaps"), "range_gaps")
+    if "files" in document:
+        config.files = (base / text(document["files"], "files")).resolve()
+    if "files_writable" in document:
+        config.files_writable = flag(document["files_writable"], "files_writable")
     return settings
 
 
