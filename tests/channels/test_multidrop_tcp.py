@@ -1,4 +1,4 @@
-"""Three outstations behind one TCP port (a terminal server, a gateway answering for several
+"""A TLS channel to the simulated outstation. Three outstations behind one TCP port (a terminal server, a gateway answering for several
 link addresses): one connection, each outstation polled and commanded by its link address,
 unsolicited responses routed by source address; Wireshark decodes every frame the master wrote."""
 
@@ -7,9 +7,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from gridwire.channels.settings import TcpChannel
+from gridwire.channels.settings import TcpChannel, TlsChannel
 from gridwire.master import Master, OutstationSettings
+from gridwire.net.tls_files import ClientTls
+from gridwire.outstation import run_outstation
+from gridwire.outstation.database_file import default_database
+from gridwire.outstation.tls import TlsSettings as OutstationTls
 from tests.channels.drops import ADDRESSES, NAMES, ai0, drop_server, master_on
+from tests.support.certs import make_pki
 from tests.support.tshark import tshark_fields
 from tests.support.waiting import until
 
@@ -83,3 +88,28 @@ async def test_a_lost_link_is_lost_for_all_and_comes_back_as_one() -> None:
     finally:
         await master.close()
         await server.close()
+
+
+async def test_a_tls_channel(tmp_path: Path) -> None:
+    pki = make_pki(tmp_path)
+    server_tls = OutstationTls(
+        ca=str(pki.ca), certificate=str(pki.server.certificate), key=str(pki.server.key)
+    )
+    client_tls = ClientTls(
+        ca=str(pki.ca),
+        certificate=str(pki.client.certificate),
+        key=str(pki.client.key),
+        server_name="localhost",
+    )
+    async with run_outstation(default_database(), "127.0.0.1", 0, tls=server_tls) as server:
+        master = Master()
+        master.add_channel(
+            TlsChannel(name="secure", host="127.0.0.1", port=server.port, tls=client_tls)
+        )
+        try:
+            await master.add(OutstationSettings(name="o", channel="secure", manual=True))
+            assert (await master.scan("o", "integrity")).outcome == "complete"
+            [status] = master.status().channels
+            assert (status.kind, status.open) == ("tls", True)
+        finally:
+            await master.close()
