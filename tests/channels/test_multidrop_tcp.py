@@ -1,6 +1,7 @@
-"""A TLS channel to the simulated outstation. Three outstations behind one TCP port (a terminal server, a gateway answering for several
+"""Three outstations behind one TCP port (a terminal server, a gateway answering for several
 link addresses): one connection, each outstation polled and commanded by its link address,
-unsolicited responses routed by source address; Wireshark decodes every frame the master wrote."""
+unsolicited responses routed by source address; Wireshark decodes every frame the master wrote.
+A lost link is lost for all and comes back as one; a TLS channel to the simulated outstation."""
 
 from __future__ import annotations
 
