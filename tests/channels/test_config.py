@@ -10,7 +10,9 @@ import pytest
 
 from gridwire.channels.settings import SerialChannel, UdpChannel
 from gridwire.errors import ConfigError
-from gridwire.service.config import load_config
+from gridwire.service.config import ServiceConfig, load_config
+from gridwire.service.runner import open_service
+from tests.channels.drops import drop_server
 
 
 def _write(tmp_path: Path, document: object) -> Path:
@@ -68,3 +70,25 @@ def test_channels_load_with_their_defaults(tmp_path: Path) -> None:
 def test_mistakes_are_refused(tmp_path: Path, document: object, said: str) -> None:
     with pytest.raises(ConfigError, match=said):
         load_config(_write(tmp_path, document))
+
+
+async def test_the_service_adds_the_channels_before_the_outstations() -> None:
+    server = drop_server(unsolicited=False)
+    await server.serve_tcp("127.0.0.1", 0)
+    config = ServiceConfig.model_validate(
+        {
+            "channels": [{"kind": "tcp", "name": "gw", "host": "127.0.0.1", "port": server.port}],
+            "outstations": [
+                {"name": "a", "channel": "gw", "outstation_address": 1024, "manual": True},
+                {"name": "b", "channel": "gw", "outstation_address": 1025, "manual": True},
+            ],
+        }
+    )
+    try:
+        async with open_service(config) as service:
+            status = service.master.status()
+            assert [o.connected for o in status.outstations] == [True, True]
+            assert status.channels[0].attached == [1024, 1025]
+            assert server.connections == 1
+    finally:
+        await server.close()
