@@ -8,7 +8,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from gridwire.channels.settings import TcpChannel, TlsChannel
+from gridwire.errors import BadParameter
 from gridwire.master import Master, OutstationSettings
 from gridwire.net.tls_files import ClientTls
 from gridwire.outstation import run_outstation
@@ -114,3 +117,10 @@ async def test_a_tls_channel(tmp_path: Path) -> None:
             assert (status.kind, status.open) == ("tls", True)
         finally:
             await master.close()
+
+
+def test_a_tls_channel_with_unusable_files_is_refused_at_once(tmp_path: Path) -> None:
+    missing = str(tmp_path / "nothing.pem")
+    tls = ClientTls(ca=missing, certificate=missing, key=missing)
+    with pytest.raises(BadParameter, match=r"nothing\.pem"):
+        Master().add_channel(TlsChannel(name="s", host="127.0.0.1", port=1, tls=tls))
