@@ -253,6 +253,7 @@ def main() -> None:
     parser.add_argument("--max-tx-fragment", type=int, default=2048)
     parser.add_argument("--serial", metavar="DEVICE", help="a serial channel instead of TCP")
     parser.add_argument("--keep-alive-ms", type=int, help="link keep-alive (REQUEST_LINK_STATUS)")
+    parser.add_argument("--udp-remote", type=int, metavar="PORT", help="UDP to this port")
     args = parser.parse_args()
 
     state = State(args)
@@ -270,7 +271,7 @@ def main() -> None:
     keep += [handler, application]
     outstation = channel.AddOutstation("outstation", handler, application, config)
     outstation.Enable()
-    if not args.serial and not wait_listening(args.port):
+    if not args.serial and not args.udp_remote and not wait_listening(args.port):
         emit("error", where="startup", error=f"not listening on {args.port} after 10 s")
         os._exit(1)
     emit("ready", port=args.port, pid=os.getpid(), points=args.points, tls=args.tls_ca is not None)
