@@ -1,15 +1,24 @@
 """Three outstations behind one TCP port (a terminal server, a gateway answering for several
 link addresses): one connection, each outstation polled and commanded by its link address,
-unsolicited responses routed by source address; Wireshark decodes every frame the master wrote."""
+unsolicited responses routed by source address; Wireshark decodes every frame the master wrote.
+A lost link is lost for all and comes back as one; a TLS channel to the simulated outstation."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from gridwire.channels.settings import TcpChannel
+import pytest
+
+from gridwire.channels.settings import TcpChannel, TlsChannel
+from gridwire.errors import BadParameter
 from gridwire.master import Master, OutstationSettings
+from gridwire.net.tls_files import ClientTls
+from gridwire.outstation import run_outstation
+from gridwire.outstation.database_file import default_database
+from gridwire.outstation.tls import TlsSettings as OutstationTls
 from tests.channels.drops import ADDRESSES, NAMES, ai0, drop_server, master_on
+from tests.support.certs import make_pki
 from tests.support.tshark import tshark_fields
 from tests.support.waiting import until
 
@@ -83,3 +92,35 @@ async def test_a_lost_link_is_lost_for_all_and_comes_back_as_one() -> None:
     finally:
         await master.close()
         await server.close()
+
+
+async def test_a_tls_channel(tmp_path: Path) -> None:
+    pki = make_pki(tmp_path)
+    server_tls = OutstationTls(
+        ca=str(pki.ca), certificate=str(pki.server.certificate), key=str(pki.server.key)
+    )
+    client_tls = ClientTls(
+        ca=str(pki.ca),
+        certificate=str(pki.client.certificate),
+        key=str(pki.client.key),
+        server_name="localhost",
+    )
+    async with run_outstation(default_database(), "127.0.0.1", 0, tls=server_tls) as server:
+        master = Master()
+        master.add_channel(
+            TlsChannel(name="secure", host="127.0.0.1", port=server.port, tls=client_tls)
+        )
+        try:
+            await master.add(OutstationSettings(name="o", channel="secure", manual=True))
+            assert (await master.scan("o", "integrity")).outcome == "complete"
+            [status] = master.status().channels
+            assert (status.kind, status.open) == ("tls", True)
+        finally:
+            await master.close()
+
+
+def test_a_tls_channel_with_unusable_files_is_refused_at_once(tmp_path: Path) -> None:
+    missing = str(tmp_path / "nothing.pem")
+    tls = ClientTls(ca=missing, certificate=missing, key=missing)
+    with pytest.raises(BadParameter, match=r"nothing\.pem"):
+        Master().add_channel(TlsChannel(name="s", host="127.0.0.1", port=1, tls=tls))

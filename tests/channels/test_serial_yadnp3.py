@@ -1,6 +1,7 @@
 """The master on a serial channel to yadnp3 (opendnp3) on a serial channel of its own, joined by
 a pair of pseudo-terminals (socat): interoperation over a serial line with a stack we did not
-write, an integrity poll and a control received once, every master frame decoded by tshark."""
+write, an integrity poll and a control received once, its link keep-alive (REQUEST_LINK_STATUS)
+answered with LINK_STATUS, every master frame decoded by tshark."""
 
 from __future__ import annotations
 
@@ -14,15 +15,22 @@ from gridwire.master import Master, OutstationSettings
 from tests.channels.ptys import pty_pair
 from tests.support.peers import yadnp3_outstation
 from tests.support.tshark import tshark_fields
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.interop
 SERIAL_PEER_PORT = 20000  # the made-up outstation end of a serial line's capture flow
 
 
+def _link_functions(master: Master, direction: str) -> set[str | None]:
+    return {f.link_function for f in master.trace("rtu") if f.direction == direction}
+
+
 async def test_serial_line_to_yadnp3(tmp_path: Path) -> None:
     with (
         pty_pair(tmp_path) as (master_end, outstation_end),
-        yadnp3_outstation(points=5, extra=["--serial", outstation_end]) as peer,
+        yadnp3_outstation(
+            points=5, extra=["--serial", outstation_end, "--keep-alive-ms", "300"]
+        ) as peer,
     ):
         pcap = tmp_path / "serial.pcap"
         master = Master(allow_control=True, capture=pcap)
@@ -40,6 +48,9 @@ async def test_serial_line_to_yadnp3(tmp_path: Path) -> None:
             await peer.aexpect("operate", kind="crob", index=2, status="SUCCESS")
             await asyncio.sleep(0.3)
             assert len(peer.received("operate", index=2)) == 1  # sent once
+            # yadnp3's link keep-alive on a quiet line: REQUEST_LINK_STATUS, answered.
+            await until(lambda: "LINK_STATUS" in _link_functions(master, "sent"))
+            assert "REQUEST_LINK_STATUS" in _link_functions(master, "received")
         finally:
             await master.close()
     rows = tshark_fields(

@@ -64,6 +64,11 @@ def server_channel(mgr: Any, args: argparse.Namespace, levels: int, keep: list[A
     keep.append(listener)
     if getattr(args, "serial", None):
         return serial_channel(mgr, args.serial, levels, listener)
+    if getattr(args, "udp_remote", None):  # datagrams on --port, to the master's --udp-remote
+        retry = o.ChannelRetry(o.TimeDuration.Milliseconds(100), o.TimeDuration.Milliseconds(1000))
+        local = o.IPEndpoint(args.host, args.port)
+        remote = o.IPEndpoint(args.host, args.udp_remote)
+        return mgr.AddUDPChannel("udp", o.LogLevels(levels), retry, local, remote, listener)
     endpoint = o.IPEndpoint(args.host, args.port)
     log_levels = o.LogLevels(levels)
     tls = tls_config(args)

@@ -252,6 +252,8 @@ def main() -> None:
     )
     parser.add_argument("--max-tx-fragment", type=int, default=2048)
     parser.add_argument("--serial", metavar="DEVICE", help="a serial channel instead of TCP")
+    parser.add_argument("--keep-alive-ms", type=int, help="link keep-alive (REQUEST_LINK_STATUS)")
+    parser.add_argument("--udp-remote", type=int, metavar="PORT", help="UDP to this port")
     args = parser.parse_args()
 
     state = State(args)
@@ -260,6 +262,8 @@ def main() -> None:
     channel = server_channel(mgr, args, REQUEST_LEVELS, keep)
     config = o.OutstationStackConfig(o.DatabaseConfig(args.points))
     config.link.LocalAddr, config.link.RemoteAddr = args.local, args.remote
+    if args.keep_alive_ms is not None:
+        config.link.KeepAliveTimeout = o.TimeDuration.Milliseconds(args.keep_alive_ms)
     config.outstation.eventBufferConfig = o.EventBufferConfig.AllTypes(args.event_buffer)
     config.outstation.params.allowUnsolicited = args.unsolicited
     config.outstation.params.maxTxFragSize = args.max_tx_fragment
@@ -267,7 +271,7 @@ def main() -> None:
     keep += [handler, application]
     outstation = channel.AddOutstation("outstation", handler, application, config)
     outstation.Enable()
-    if not args.serial and not wait_listening(args.port):
+    if not args.serial and not args.udp_remote and not wait_listening(args.port):
         emit("error", where="startup", error=f"not listening on {args.port} after 10 s")
         os._exit(1)
     emit("ready", port=args.port, pid=os.getpid(), points=args.points, tls=args.tls_ca is not None)

@@ -7,8 +7,9 @@ import time
 from collections.abc import Callable
 
 from gridwire.channels.channel import Channel, ChannelStatus
-from gridwire.channels.settings import ChannelSettings
-from gridwire.errors import Conflict, UnknownName
+from gridwire.channels.settings import ChannelSettings, TlsChannel
+from gridwire.errors import BadParameter, Conflict, UnknownName
+from gridwire.net.tls_files import TlsFileError, client_context
 
 
 class Channels:
@@ -21,6 +22,11 @@ class Channels:
     def add(self, settings: ChannelSettings) -> ChannelStatus:
         if settings.name in self._by_name:
             raise Conflict(f"channel {settings.name!r} was already added")
+        if isinstance(settings, TlsChannel):
+            try:  # files that cannot be used are a wrong parameter, not a failed connection
+                client_context(settings.tls)
+            except TlsFileError as exc:
+                raise BadParameter(str(exc)) from None
         channel = Channel(settings, self._monotonic)
         self._by_name[settings.name] = channel
         return channel.status()

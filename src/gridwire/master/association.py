@@ -98,6 +98,7 @@ class Association:
 
     __slots__ = (
         "_app_seq",
+        "_fcb",
         "_reader",
         "_reassembler",
         "_tx_seq",
@@ -124,11 +125,16 @@ class Association:
         self._reassembler = Reassembler(max_fragment)
         self._tx_seq = 0
         self._app_seq = 0
+        # The frame count bit the next confirmed frame from the outstation carries (None: not
+        # known yet), so a frame repeated because our ACK was lost is acknowledged again but
+        # not taken twice (a serial line's link retries; DESIGN D204).
+        self._fcb: bool | None = None
 
     def reset(self) -> None:
         """A new connection: forget partial frames and fragments. Sequence numbers go on."""
         self._reader.reset()
         self._reassembler.reset()
+        self._fcb = None
 
     # --- sending -------------------------------------------------------------------------
 
@@ -205,7 +211,14 @@ class Association:
         if reply is not None:
             out.replies.append(reply)
         if frame.function not in _USER_DATA:
+            if frame.function == PrimaryFunction.RESET_LINK_STATES:
+                self._fcb = True  # the first confirmed frame after a reset carries FCB 1
             return
+        if frame.function == PrimaryFunction.CONFIRMED_USER_DATA and frame.fcv:
+            if self._fcb is not None and frame.fcb != self._fcb:
+                out.discarded.append("a confirmed frame repeated (same FCB): acknowledged again")
+                return
+            self._fcb = not frame.fcb
         result = self._reassembler.feed(frame.data)
         discard = self._reassembler.last_discard
         if discard is not None:

@@ -31,7 +31,7 @@ export function createSidebar({ choose }) {
                 },
                 lamp(LAMP[o.state] ?? "off", o.state),
                 h("span", { class: "name" }, o.name),
-                h("small", null, `${o.host}:${o.port}${o.profile ? " · DER" : ""}`),
+                h("small", null, `${where(o)}${o.profile ? " · DER" : ""}`),
               ),
             ),
           )
@@ -43,12 +43,22 @@ export function createSidebar({ choose }) {
   return { el };
 }
 
+// Where an outstation is reached: its host and port, or its channel and link address.
+export function where(o) {
+  return o.channel ? `${o.channel} · address ${o.outstation_address}` : `${o.host}:${o.port}`;
+}
+
 function addForm(choose) {
   const name = h("input", { name: "name", required: true, placeholder: "bench1" });
   const host = h("input", { name: "host", required: true, value: "127.0.0.1" });
   const port = h("input", { name: "port", type: "number", min: 1, max: 65535, required: true, value: 20000 });
   const outstationAddress = h("input", { name: "outstation_address", type: "number", min: 0, max: 65519, value: 1024 });
   const masterAddress = h("input", { name: "master_address", type: "number", min: 0, max: 65519, value: 1 });
+  const channels = h("datalist", { id: "channel-names" });
+  const channel = h("input", { name: "channel", list: "channel-names", placeholder: "none: host and port" });
+  on("status", () =>
+    replace(channels, (state.status?.channels ?? []).map((c) => h("option", { value: c.name }, c.where))),
+  );
   const profile = h("input", { name: "profile", type: "checkbox" });
   const manual = h("input", { name: "manual", type: "checkbox" });
   const said = message();
@@ -64,6 +74,8 @@ function addForm(choose) {
       "details",
       null,
       h("summary", null, "More"),
+      field("Channel (instead of host and port)", channel),
+      channels,
       field("Outstation address", outstationAddress),
       field("Master address", masterAddress),
       h("label", { class: "check" }, profile, " IEEE 1815.2 DER profile"),
@@ -81,6 +93,11 @@ function addForm(choose) {
       outstation_address: Number(outstationAddress.value),
       master_address: Number(masterAddress.value),
     };
+    if (channel.value.trim()) {
+      params.channel = channel.value.trim();
+      delete params.host;
+      delete params.port;
+    }
     if (profile.checked) params.profile = "ieee1815.2";
     if (manual.checked) params.manual = true;
     act(submit, said, async () => {

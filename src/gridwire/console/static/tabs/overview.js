@@ -95,7 +95,9 @@ export function create() {
           h("p", { class: "state-line" }, lamp({ connected: "on", connecting: "busy" }[entry.state] ?? "off", entry.state), ` ${entry.state}`),
           nameplate(attributes.get(entry.name)),
           facts([
-            ["address", `${entry.host}:${entry.port}${entry.tls ? " (TLS)" : ""}`],
+            entry.channel
+              ? ["channel", channelLine(entry)]
+              : ["address", `${entry.host}:${entry.port}${entry.tls ? " (TLS)" : ""}`],
             ["link addresses", `master ${entry.master_address} → outstation ${entry.outstation_address}`],
             ["last response", s.lastResponse ? `${clock(s.lastResponse)} (${age(Date.now() - s.lastResponse)} ago)` : "none seen"],
             ["reconnect", entry.reconnect === null ? "never" : `every ${entry.reconnect} s`],
@@ -193,4 +195,11 @@ function nameplate(answer) {
     { class: "nameplate", dataset: { nameplate: "" } },
     known.map(([label, key]) => h("span", { dataset: { plate: key } }, h("small", null, `${label} `), byKey.get(key))),
   );
+}
+
+// An outstation on a named channel: the channel, where it goes, whether it is open.
+function channelLine(entry) {
+  const channel = (state.status?.channels ?? []).find((c) => c.name === entry.channel);
+  if (!channel) return entry.channel;
+  return `${channel.name}: ${channel.where}${channel.half_duplex ? ", half-duplex" : ""}, ${channel.open ? "open" : "closed"}`;
 }
