@@ -144,6 +144,12 @@ def test_overview_and_live_screen_against_opendnp3(watched: Watched, console: Co
     counted = page.locator(".pane-overview").inner_text()
     assert "Counted by the service since it started." in counted, counted
     assert "The outstation gave none (OBJECT_UNKNOWN)." in counted  # opendnp3 has no g0
+    # opendnp3 serves as many points of every type as its database holds (7: one past the
+    # map's highest index); the profile names the map's 11, all read.
+    assert (
+        page.inner_text(".points-of-profile")
+        == f"49 points read; {len(POINTS)} of the {len(POINTS)} the profile names."
+    )
     assert page.locator(".pane-overview button:text-is('Connect')").is_disabled()
     watched.shot("yadnp3-overview")
 

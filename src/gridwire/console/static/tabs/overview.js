@@ -75,10 +75,14 @@ export function create() {
     const indications = new Set(s.indications ?? entry.indications);
     const byType = Object.fromEntries(POINT_TYPES.map((t) => [t, 0]));
     let reported = 0;
+    let named = 0; // points the profile names
+    let namedRead = 0;
     for (const row of s.points.values()) {
+      if (row.inProfile) named += 1;
       if (!row.reported) continue;
       byType[row.type] = (byType[row.type] ?? 0) + 1;
       reported += 1;
+      if (row.inProfile) namedRead += 1;
     }
     connect.disabled = entry.state !== "disconnected";
     connect.title = connect.disabled ? `already ${entry.state}` : "";
@@ -118,7 +122,9 @@ export function create() {
           reported
             ? h("div", { dataset: { pointsRead: String(reported) } }, facts(POINT_TYPES.filter((t) => byType[t]).map((t) => [t, String(byType[t])])))
             : h("p", { class: "muted", dataset: { pointsRead: "0" } }, "Nothing read yet."),
-          h("p", { class: "muted" }, `${reported} points read${s.profile ? ` of ${s.points.size} the profile names` : ""}.`),
+          // The outstation may serve points its profile does not name (opendnp3 serves as many
+          // of every type as its database holds): those read are counted apart.
+          h("p", { class: "muted points-of-profile" }, `${reported} points read${s.profile ? `; ${namedRead} of the ${named} the profile names` : ""}.`),
         ),
         card("Events", facts([["held", String(s.events.length)], ["latest", lastEvent ? dateTime(lastEvent.received ?? lastEvent.time_ms) : "none"]])),
         card(
