@@ -126,7 +126,7 @@ export function create() {
           // of every type as its database holds): those read are counted apart.
           h("p", { class: "muted points-of-profile" }, `${reported} points read${s.profile ? `; ${namedRead} of the ${named} the profile names` : ""}.`),
         ),
-        card("Events", facts([["held", String(s.events.length)], ["latest", lastEvent ? dateTime(lastEvent.received ?? lastEvent.time_ms) : "none"]])),
+        card("Events", facts([["held", String(s.events.length)], ["latest", latestText(lastEvent)]])),
         card(
           "What the master does unasked",
           facts(
@@ -199,4 +199,13 @@ function nameplate(answer) {
     { class: "nameplate", dataset: { nameplate: "" } },
     known.map(([label, key]) => h("span", { dataset: { plate: key } }, h("small", null, `${label} `), byKey.get(key))),
   );
+}
+
+// When the latest event came: received by the page, else the outstation's time, else when the
+// page read the master's list (an event with no time of its own, as opendnp3 sends by default).
+function latestText(e) {
+  if (!e) return "none";
+  const at = e.received ?? e.time_ms;
+  if (at !== null && at !== undefined) return dateTime(at);
+  return e.readAt ? `no time of its own; read ${dateTime(e.readAt)}` : "no time of its own";
 }
