@@ -84,6 +84,7 @@ function newRow(type, index) {
     enumeration: null,
     mandatory: false,
     section: null,
+    inProfile: false, // named by the outstation's profile
     units: null,
     multiplier: 1,
     offset: 0,
@@ -157,6 +158,7 @@ export function setProfile(name, profile) {
         enumeration: p.enumeration,
         mandatory: p.mandatory,
         section: p.section,
+        inProfile: true,
         units: p.units ?? null,
         multiplier: p.multiplier ?? 1,
         offset: p.offset ?? 0,

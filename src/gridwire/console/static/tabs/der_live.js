@@ -17,12 +17,13 @@ const KEPT = 240;
 const FUNCTIONS_EVERY = 10; // polls between two reads of the functions' enabled states
 
 // The quantities, found among the profile's analog inputs by label (first pattern found).
+// A name alone ("Voltage") comes before a longer one ending with it ("Reference voltage").
 export const QUANTITIES = [
-  ["p", "Active power", [/^system meter active power$/i, /\bactive power$/i]],
-  ["q", "Reactive power", [/^system meter reactive power$/i, /\breactive power$/i]],
-  ["v", "Voltage", [/^system meter voltage, phase a$/i, /line-to-line voltage, average$/i, /\bvoltage$/i]],
-  ["f", "Frequency", [/^system meter frequency$/i, /\bfrequency$/i]],
-  ["pf", "Power factor", [/^system meter power factor$/i, /\bpower factor$/i]],
+  ["p", "Active power", [/^system meter active power$/i, /^active power$/i, /\bactive power$/i]],
+  ["q", "Reactive power", [/^system meter reactive power$/i, /^reactive power$/i, /\breactive power$/i]],
+  ["v", "Voltage", [/^system meter voltage, phase a$/i, /line-to-line voltage, average$/i, /^voltage$/i, /\bvoltage$/i]],
+  ["f", "Frequency", [/^system meter frequency$/i, /^frequency$/i, /\bfrequency$/i]],
+  ["pf", "Power factor", [/^system meter power factor$/i, /^power factor$/i, /\bpower factor$/i]],
 ];
 const REFERENCES = [
   ["vref", [/volt-var voltage reference in effect/i, /^reference voltage$/i]],
@@ -123,12 +124,20 @@ export function createLive() {
     curveFunction = chooseFunction();
     if (!curveFunction) {
       curve = null;
-      curveNote.textContent = "No curve function in this profile.";
+      curveNote.textContent = "No curve to draw: the profile names no curve number for a curve function (volt-var, volt-watt, watt-var, frequency-watt).";
       replace(curveHolder);
       return;
     }
     const wanted = lastValues[`curve:${curveFunction.key}`];
-    const shown = await call("der.curve", {}, name);
+    let shown;
+    try {
+      shown = await call("der.curve", {}, name);
+    } catch (error) {
+      curve = null;
+      curveNote.textContent = `${curveFunction.name} (${curveFunction.enabled ? "enabled" : "not enabled"}): no curve to draw (der.curve: ${error.message}).`;
+      replace(curveHolder);
+      return;
+    }
     if (typeof wanted === "number" && wanted > 0 && shown.number !== wanted) {
       curve = null;
       const select = h("button", { type: "button" }, `Show curve ${wanted}`);

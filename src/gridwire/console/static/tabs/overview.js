@@ -75,10 +75,14 @@ export function create() {
     const indications = new Set(s.indications ?? entry.indications);
     const byType = Object.fromEntries(POINT_TYPES.map((t) => [t, 0]));
     let reported = 0;
+    let named = 0; // points the profile names
+    let namedRead = 0;
     for (const row of s.points.values()) {
+      if (row.inProfile) named += 1;
       if (!row.reported) continue;
       byType[row.type] = (byType[row.type] ?? 0) + 1;
       reported += 1;
+      if (row.inProfile) namedRead += 1;
     }
     connect.disabled = entry.state !== "disconnected";
     connect.title = connect.disabled ? `already ${entry.state}` : "";
@@ -120,9 +124,11 @@ export function create() {
           reported
             ? h("div", { dataset: { pointsRead: String(reported) } }, facts(POINT_TYPES.filter((t) => byType[t]).map((t) => [t, String(byType[t])])))
             : h("p", { class: "muted", dataset: { pointsRead: "0" } }, "Nothing read yet."),
-          h("p", { class: "muted" }, `${reported} points read${s.profile ? ` of ${s.points.size} the profile names` : ""}.`),
+          // The outstation may serve points its profile does not name (opendnp3 serves as many
+          // of every type as its database holds): those read are counted apart.
+          h("p", { class: "muted points-of-profile" }, `${reported} points read${s.profile ? `; ${namedRead} of the ${named} the profile names` : ""}.`),
         ),
-        card("Events", facts([["held", String(s.events.length)], ["latest", lastEvent ? dateTime(lastEvent.received ?? lastEvent.time_ms) : "none"]])),
+        card("Events", facts([["held", String(s.events.length)], ["latest", latestText(lastEvent)]])),
         card(
           "What the master does unasked",
           facts(
@@ -202,4 +208,13 @@ function channelLine(entry) {
   const channel = (state.status?.channels ?? []).find((c) => c.name === entry.channel);
   if (!channel) return entry.channel;
   return `${channel.name}: ${channel.where}${channel.half_duplex ? ", half-duplex" : ""}, ${channel.open ? "open" : "closed"}`;
+}
+
+// When the latest event came: received by the page, else the outstation's time, else when the
+// page read the master's list (an event with no time of its own, as opendnp3 sends by default).
+function latestText(e) {
+  if (!e) return "none";
+  const at = e.received ?? e.time_ms;
+  if (at !== null && at !== undefined) return dateTime(at);
+  return e.readAt ? `no time of its own; read ${dateTime(e.readAt)}` : "no time of its own";
 }

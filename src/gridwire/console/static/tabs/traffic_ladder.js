@@ -11,6 +11,8 @@ import { IIN_NAMES, decodeFrame } from "../dnp3.js";
 import { on } from "../store.js";
 
 const SHOWN = 120; // the newest messages drawn
+const TAIL = 3000; // the newest frames read for them
+const DRAW_EVERY_MS = 250;
 const W = 810;
 const MASTER = 210;
 const OUTSTATION = 610;
@@ -52,23 +54,37 @@ export function ladderOf(frames, now, timedOut = [], waitMs = 5000) {
     if (app) messages.push({ f, ...app, segments: 1 });
     else if (messages.length && messages[messages.length - 1].f.direction === f.direction && !f.dropped) messages[messages.length - 1].segments += 1;
   }
-  const requests = messages.filter((m) => m.f.direction === "sent" && !ANSWERLESS.has(m.fn));
-  for (const [i, m] of requests.entries()) {
-    const next = requests[i + 1];
-    const until = next ? next.f.id : Infinity;
-    m.answer = messages.find((r) => r.f.direction === "received" && RESPONSE.has(r.fn) && r.seq === m.seq && r.f.id > m.f.id && r.f.id < until) ?? null;
-    if (m.answer) m.answer.answers = m;
-    // Sent again: the same application request (function, sequence, objects) with no
-    // response between (the transport's own sequence moves on, so the octets differ).
-    if (next && !m.answer && next.fn === m.fn && next.seq === m.seq && next.objects === m.objects) next.retry = m;
-    const said = timedOut.some((t) => t.fn === m.fn && t.seq === m.seq && t.at >= m.f.time_ms);
-    m.timeout = !m.answer && (next ? true : said || now - m.f.time_ms > waitMs);
+  // One request outstanding at a time (IEEE 1815 4.1): a response answers the request
+  // awaiting one when the sequence numbers agree; a request sent while one awaits means that
+  // one got none. Sent again: the same function, sequence and objects (the transport's own
+  // sequence moves on, so the octets differ).
+  const requests = [];
+  let pending = null;
+  for (const m of messages) {
+    if (m.f.direction === "sent" && !ANSWERLESS.has(m.fn)) {
+      if (pending && !pending.answer) {
+        pending.timeout = true;
+        if (pending.fn === m.fn && pending.seq === m.seq && pending.objects === m.objects) m.retry = pending;
+      }
+      requests.push(m);
+      pending = m;
+    } else if (m.f.direction === "received" && RESPONSE.has(m.fn) && pending && !pending.answer && m.seq === pending.seq) {
+      pending.answer = m;
+      m.answers = pending;
+    }
   }
-  // A SELECT and the OPERATE after it with the same objects, the next sequence number.
+  if (pending && !pending.answer) {
+    const said = timedOut.some((t) => t.fn === pending.fn && t.seq === pending.seq && t.at >= pending.f.time_ms);
+    pending.timeout = said || now - pending.f.time_ms > waitMs;
+  }
+  // A SELECT and the OPERATE sent next (after any retry of the SELECT) with the same
+  // objects and the next sequence number.
   for (const [i, m] of requests.entries()) {
     if (m.fn !== "SELECT" || m.retry) continue;
-    const operate = requests.slice(i + 1).find((o) => o.fn === "OPERATE" && !o.retry);
-    if (operate && operate.objects === m.objects && operate.seq === ((m.seq + 1) & 0x0f)) {
+    let k = i + 1;
+    while (k < requests.length && requests[k].retry) k += 1;
+    const operate = requests[k];
+    if (operate && operate.fn === "OPERATE" && operate.objects === m.objects && operate.seq === ((m.seq + 1) & 0x0f)) {
       m.operate = operate;
       operate.select = m;
     }
@@ -92,9 +108,28 @@ export function createLadder({ onPick }) {
     following = el.scrollTop + el.clientHeight >= el.scrollHeight - 4;
   });
 
-  // `frames`: the frames the list would show, newest first, of outstation `name`.
+  // `frames`: the frames the list would show, newest first, of outstation `name`. Drawn at
+  // most every DRAW_EVERY_MS (a busy outstation brings frames every animation frame), from
+  // the newest TAIL frames.
+  let lastDraw = 0;
+  let trailing = null;
+  let wanted = null;
   function render(frames, picked, name) {
-    const all = ladderOf([...frames].reverse(), Date.now(), timeouts.get(name));
+    wanted = [frames, picked, name];
+    const wait = lastDraw + DRAW_EVERY_MS - performance.now();
+    if (wait > 0) {
+      trailing ??= setTimeout(() => {
+        trailing = null;
+        render(...wanted);
+      }, wait);
+      return;
+    }
+    lastDraw = performance.now();
+    draw(...wanted);
+  }
+
+  function draw(frames, picked, name) {
+    const all = ladderOf(frames.slice(0, TAIL).reverse(), Date.now(), timeouts.get(name));
     const messages = all.slice(-SHOWN);
     const ys = [];
     let y = TOP + 16;
