@@ -52,7 +52,7 @@ async def inapplicable(ctx: CheckContext) -> None:
 def test_list_prints_the_catalogue(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["evaluate", "--list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 44
+    assert len(lines) == 46
     assert lines[0].split()[:2] == ["PROFILE-001", "device-profile"]
     assert "writes" in lines[4] and lines[4].startswith("CONN-001")
     assert "deviates" in lines[-1] and lines[-1].startswith("CONFIRM-003")
@@ -116,12 +116,12 @@ def test_exit_1_when_a_check_failed_and_the_reports_read_back(
     assert code == 1
     assert "MON-001       not applicable  Monitoring: none of AI533-AI556 is served" in out
     assert "OP-001        FAILED          Operating states: BI14 and BI15 are both set" in out
-    assert "der: 34 checks: passed 1, failed 1, not applicable 1, not run 31" in out
+    assert "der: 36 checks: passed 1, failed 1, not applicable 1, not run 33" in out
 
     report = orjson.loads(files["json"].read_bytes())
     assert report["settle"] == 2.0 and report["allow_control"] is True
     results = {r["id"]: r for r in report["results"]}
-    assert len(results) == 34
+    assert len(results) == 36
     op = results["OP-001"]
     assert op["frames"] is not None and op["packets"] is not None
     assert op["packets"][1] - op["packets"][0] == op["frames"][1] - op["frames"][0]
@@ -148,7 +148,7 @@ def test_exit_1_when_a_check_failed_and_the_reports_read_back(
     assert properties["device.port"] == str(port) and properties["verdict"] == "fail"
     assert properties["attribute.vendor_name"] == "gridwire"
     assert properties["capture"] == files["pcap"].name
-    assert suite.tests == 34 and suite.failures == 1 and suite.skipped == 32
+    assert suite.tests == 36 and suite.failures == 1 and suite.skipped == 34
     failure = cases["OP-001"].result[0]
     assert isinstance(failure, Failure) and failure.message == "BI14 and BI15 are both set"
     skipped = cases["MON-001"].result[0]
@@ -166,7 +166,7 @@ def test_exit_1_when_a_check_failed_and_the_reports_read_back(
     assert page.get_element_by_id("failed").text_content() == "1"
     assert page.get_element_by_id("passed").text_content() == "1"
     rows = page.xpath("//table[@class='checks']/tbody/tr")
-    assert len(rows) == 34
+    assert len(rows) == 36
     op_row = page.get_element_by_id("check-OP-001")
     assert op_row.get("class") == "failed"
     assert "BI14 and BI15 are both set" in op_row.text_content()

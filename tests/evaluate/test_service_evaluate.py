@@ -61,7 +61,7 @@ async def der_service(
 async def test_checks_lists_the_catalogue() -> None:
     async with der_service() as running, HttpTransport(running) as http:
         checks = ok(await http.call("checks"))["checks"]
-    assert len(checks) == 44
+    assert len(checks) == 46
     assert checks[0] == {
         "id": "PROFILE-001",
         "title": "Device Profile agrees with what is served",
@@ -72,7 +72,7 @@ async def test_checks_lists_the_catalogue() -> None:
     assert checks[-1]["id"] == "CONFIRM-003" and checks[-1]["deviates"] is True
     # The catalogue's titles, as --list and the reports give them (D120).
     assert [(c["id"], c["title"]) for c in checks] == [(i.id, i.title) for i in listing()]
-    assert {"id": "VV-001", "title": "Volt-VAr (BO29)"}.items() <= checks[31].items()
+    assert {"id": "VV-001", "title": "Volt-VAr (BO29)"}.items() <= checks[33].items()
 
 
 async def test_check_events_come_before_the_answer_on_the_line_service(
@@ -180,7 +180,7 @@ async def test_a_second_evaluate_is_refused_and_cancel_stops_the_first(
         assert (progress["state"], progress["current"], progress["total"]) == (
             "running",
             "MON-001",
-            34,
+            36,
         )
         cancelling = asyncio.ensure_future(second.call("cancel_evaluation", "der"))
         await asyncio.sleep(0.3)

@@ -35,7 +35,7 @@ from typing import Final
 
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Kind
-from gridwire.der.schedules import ScheduleBlock
+from gridwire.der.schedules import FIELDS, ScheduleBlock
 from gridwire.dnp3.objects.controls import CommandStatus
 from gridwire.outstation.database import Database
 from gridwire.outstation.points import PointType, Value
@@ -130,7 +130,7 @@ class ScheduleRunner:
         yield "ao", block.selector, self.selected
         if block.readback is not None:
             yield "ai", block.readback, self.selected
-        fields = {name: getattr(shown, name) for name, _ in block.outputs if name != "count"}
+        fields = {name: getattr(shown, name) for name in FIELDS if name != "count"}
         fields["count"] = len(shown.points)
         fields["status"] = self._status(self.selected)
         fields["validation"] = VALIDATED if shown.ready else 0
