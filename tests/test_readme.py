@@ -106,7 +106,8 @@ def test_python_block_runs(block: Block, tmp_path: Path) -> None:
 def _environment() -> dict[str, str]:
     env = dict(os.environ)
     env.update({name: str(free_port()) for name in VARIABLES})
-    env["TOKEN"] = secrets.token_urlsafe(16)
+    # A token that begins with "-" (as a URL-safe one may) must work as README writes it.
+    env["TOKEN"] = "-" + secrets.token_urlsafe(16)
     env["PATH"] = f"{ROOT / '.venv' / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     return env
 

@@ -79,7 +79,7 @@ def resolve_token(console: ConsoleSettings, host: str) -> str | None:
     else none, which only a loopback bind accepts."""
     token = console.token
     if token is None and console.new_token:
-        token = secrets.token_urlsafe(24)
+        token = secrets.token_hex(24)  # hex: pasted after --token, it never reads as an option
     if token is None and not is_loopback(host):
         raise ConfigError(f"binding {host} beyond loopback needs a token (--token or --new-token)")
     return token
