@@ -23,8 +23,9 @@ fsync'd (off the event loop) before the request is sent. What is recorded:
 :meth:`Journal.put_back` reads every entry again, writes back what differs, reads again, and
 keeps in the journal only what still differs (the file is removed when nothing does): those
 are "left changed", each ``{point, as_found, now}``. A journal file left by a run that never
-ended (``kill -9``, a power cut) is found by :func:`journal_path` (the outstation's host,
-port and link address, not its nickname) and written back by :func:`restore_journal`.
+ended (``kill -9``, a power cut) is found by :func:`journal_path` (the outstation's channel,
+or host and port, and its link address, not its nickname: D219) and written back by
+:func:`restore_journal`.
 """
 
 from __future__ import annotations
@@ -34,14 +35,10 @@ import contextvars
 import json
 import logging
 import math
-import os
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
-
-import platformdirs
 
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Kind, Point, spelled
@@ -50,10 +47,14 @@ from gridwire.derops.read import read_points
 from gridwire.dnp3.app.fragments import parse_request
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.errors import Conflict, GridwireError
+from gridwire.evaluate.journal_files import default_state_dir as default_state_dir
+from gridwire.evaluate.journal_files import discard_journal as discard_journal
+from gridwire.evaluate.journal_files import journal_path as journal_path
+from gridwire.evaluate.journal_files import refuse_if_left as refuse_if_left
+from gridwire.evaluate.journal_files import write_journal
 from gridwire.evaluate.windows import Window, window_of, window_point, windows
 from gridwire.master import Master
 from gridwire.master.controls import Control
-from gridwire.master.settings import OutstationSettings
 
 log = logging.getLogger("gridwire.evaluate")
 
@@ -76,17 +77,6 @@ JournalSink = Callable[[Path, "dict[str, Any] | None"], Awaitable[None]]
 JOURNAL_SINKS: list[JournalSink] = []
 """Awaited after each journal file is written (None: removed), before the control it records
 is sent: where a copy is kept beyond this machine (a cluster worker's journals bucket, D166)."""
-
-
-def default_state_dir() -> Path:
-    """Where journals are kept unless ``--state-dir`` says: the user's state directory."""
-    return Path(platformdirs.user_state_dir("gridwire"))
-
-
-def journal_path(state_dir: Path, settings: OutstationSettings) -> Path:
-    """The journal of the outstation at host, port and link address (not its nickname)."""
-    host = re.sub(r"[^A-Za-z0-9.-]", "_", settings.host)
-    return state_dir / f"journal-{host}-{settings.port}-{settings.outstation_address}.json"
 
 
 @dataclass(slots=True)
@@ -160,10 +150,11 @@ class Journal:
             "outstation": self.outstation,
             "host": settings.host,
             "port": settings.port,
+            "channel": settings.channel,
             "link": settings.outstation_address,
             "entries": [_saved(e) for e in self.entries],
         }
-        await asyncio.to_thread(_write, self.path, data if self.entries else None)
+        await asyncio.to_thread(write_journal, self.path, data if self.entries else None)
         for sink in JOURNAL_SINKS:  # a copy kept elsewhere (a cluster), before any control
             await sink(self.path, data if self.entries else None)
 
@@ -422,37 +413,6 @@ def _control(entry: Entry) -> Control:
     return Control("ao", entry.index, value, variation)
 
 
-def _write(path: Path, data: dict[str, Any] | None) -> None:
-    """Write ``data`` to ``path`` durably (temporary file, fsync, rename, fsync of the
-    folder); None removes the file."""
-    if data is None:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".tmp")
-    with temporary.open("w", encoding="utf-8") as file:
-        json.dump(data, file, indent=1)
-        file.flush()
-        os.fsync(file.fileno())
-    os.replace(temporary, path)
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
-
-
-def refuse_if_left(path: Path) -> None:
-    """RequestError naming the journal when one is left for the outstation."""
-    if path.exists():
-        raise Conflict(
-            f"a restore journal is left for this outstation ({path}): an earlier evaluation "
-            "did not put back what it changed. Write it back first (gridwire evaluate NAME "
-            "--restore, or the restore_evaluation operation), or discard it "
-            "(--discard-journal)"
-        )
-
-
 async def restore_journal(
     master: Master, outstation: str, state_dir: Path, settle: float = 5.0
 ) -> list[dict[str, object]]:
@@ -484,15 +444,6 @@ async def restore_journal(
         }
         for e in entries
     ]
-
-
-def discard_journal(state_dir: Path, settings: OutstationSettings) -> Path | None:
-    """Remove the journal left for the outstation; its path, or None when there was none."""
-    path = journal_path(state_dir, settings)
-    if not path.exists():
-        return None
-    path.unlink()
-    return path
 
 
 def pending(path: Path) -> list[dict[str, object]]:

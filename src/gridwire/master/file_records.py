@@ -6,6 +6,9 @@ standard's name, FILE_NOT_FOUND, PERMISSION_DENIED..., or one of gridwire's: TIM
 answer in time, REFUSED the request refused by its indications, BAD_ANSWER an answer that is
 not the procedure's, TOO_LARGE past ``max_size``, CANCELLED the caller went away), and an
 interrupted transfer says whether the ABORT_FILE sent for it was answered SUCCESS.
+``deferred`` counts the answers that came as file events after a null response (D218);
+``requests`` counts every request the operation sent, the event reads made while waiting
+for those included.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ class FileResult:
     sha256: str | None = None
     aborted: bool | None = None
     requests: int = 0
+    deferred: int = 0
     elapsed_ms: float = 0.0
     indications: list[str] = field(default_factory=list)
 

@@ -41,6 +41,7 @@ from gridwire.dnp3.objects.records import (
     FileTransportStatus,
 )
 from gridwire.errors import BadParameter, ConnectionFailed, GridwireError
+from gridwire.master.file_deferred import Match, Watch, by_block, by_handle, by_request
 from gridwire.master.file_records import (
     ABORT_WAIT,
     BLOCK_SIZE,
@@ -78,6 +79,7 @@ class _Procedure:
         if not path or len(path.encode("utf-8")) > 0xFFFF - wire.FILE_COMMAND_FIXED:
             raise BadParameter("path must be 1 to 65000 octets of UTF-8")
         self.session: Session = master.session(outstation)
+        self.bus = master.bus
         self.result = FileResult(outstation, operation, path, False, "")
         self.started = time.monotonic()
         self.handle: int | None = None
@@ -87,18 +89,31 @@ class _Procedure:
         self._request_id = (self._request_id + 1) & 0xFFFF
         return self._request_id
 
-    async def ask(self, function: FunctionCode, body: bytes, variations: tuple[int, ...]) -> object:
-        """Send one request and return its one g70 answer of ``variations``; Stop for no
-        answer, a refusal or anything else."""
+    async def ask(
+        self, function: FunctionCode, body: bytes, variations: tuple[int, ...], match: Match | None
+    ) -> object:
+        """Send one request and return its one g70 answer of ``variations``: in the response,
+        or, after a null response, the one ``match`` picks among the file events that follow
+        (D218; None: not deferred, as AUTHENTICATE_FILE's is not); Stop for no answer, a
+        refusal or anything else."""
         self.result.requests += 1
-        exchange = (await self.session.exchange(function, body)).record
-        self.result.indications = exchange.indications
-        if exchange.outcome != "complete":
-            raise Stop("TIMEOUT", f"{function.name}: no answer ({exchange.outcome})")
-        refused = [name for name in exchange.indications if name in _REFUSING]
-        found = [o.value for o in exchange.objects if o.group == 70 and o.variation in variations]
-        if refused and not found:
-            raise Stop("REFUSED", f"{function.name} refused: {', '.join(refused)}")
+        with Watch(self.bus, self.session) as watch:  # open before the request leaves
+            exchange = (await self.session.exchange(function, body)).record
+            self.result.indications = exchange.indications
+            if exchange.outcome != "complete":
+                raise Stop("TIMEOUT", f"{function.name}: no answer ({exchange.outcome})")
+            refused = [name for name in exchange.indications if name in _REFUSING]
+            found = [
+                o.value for o in exchange.objects if o.group == 70 and o.variation in variations
+            ]
+            if refused and not found:
+                raise Stop("REFUSED", f"{function.name} refused: {', '.join(refused)}")
+            if match and not found and not exchange.objects and not exchange.undecoded:
+                try:
+                    return await watch.answer(match)
+                finally:
+                    self.result.deferred += 1
+                    self.result.requests += watch.polls
         if len(found) != 1 or exchange.undecoded:
             raise Stop("BAD_ANSWER", f"{function.name}: {len(found)} file objects answered")
         return found[0]
@@ -108,7 +123,7 @@ class _Procedure:
         if user is None:
             return 0
         answer = await self.ask(
-            F.AUTHENTICATE_FILE, wire.authentication(user, password or ""), (2,)
+            F.AUTHENTICATE_FILE, wire.authentication(user, password or ""), (2,), None
         )
         if not isinstance(answer, FileAuthentication) or answer.auth_key == 0:
             raise Stop("PERMISSION_DENIED", "the outstation gave no key for these credentials")
@@ -125,17 +140,19 @@ class _Procedure:
         self, mode: int, key: int, block_size: int, size: int = 0, perms: int = 0
     ) -> int:
         """OPEN_FILE; the block size to use. The handle is kept for the close or abort."""
+        request_id = self.next_id()
         body = wire.file_command(
             self.result.path,
             mode,
             max_block_size=block_size,
-            request_id=self.next_id(),
+            request_id=request_id,
             auth_key=key,
             file_size=size,
             permissions=perms,
             created_ms=int(time.time() * 1000) if mode != wire.MODE_READ else 0,
         )
-        opened = self.status_of(await self.ask(F.OPEN_FILE, body, (4,)), "OPEN_FILE")
+        answer = await self.ask(F.OPEN_FILE, body, (4,), by_request(request_id))
+        opened = self.status_of(answer, "OPEN_FILE")
         self.handle = opened.file_handle
         if mode == wire.MODE_READ:
             self.session.wire.read_handles.add(opened.file_handle)
@@ -148,7 +165,8 @@ class _Procedure:
         handle = self._take_handle()
         body = wire.command_status(handle, request_id=self.next_id())
         try:
-            self.status_of(await self.ask(F.CLOSE_FILE, body, (4,)), "CLOSE_FILE")
+            answer = await self.ask(F.CLOSE_FILE, body, (4,), by_handle(handle))
+            self.status_of(answer, "CLOSE_FILE")
         finally:
             self.session.wire.read_handles.discard(handle)
 
@@ -158,7 +176,7 @@ class _Procedure:
         body = wire.command_status(handle, request_id=self.next_id())
         try:
             async with asyncio.timeout(ABORT_WAIT):
-                answer = await self.ask(F.ABORT_FILE, body, (4,))
+                answer = await self.ask(F.ABORT_FILE, body, (4,), by_handle(handle))
             return answer.status if isinstance(answer, FileCommandStatus) else "BAD_ANSWER"
         except Stop as stop:
             return stop.status
@@ -184,7 +202,7 @@ class _Procedure:
         total, block = 0, 0
         while True:
             body = wire.transport(self.handle, block)
-            answer = await self.ask(F.READ, body, (5, 6))
+            answer = await self.ask(F.READ, body, (5, 6), by_block(self.handle, block))
             if isinstance(answer, FileTransportStatus):
                 raise Stop(answer.status, f"block {block}: {answer.status} {answer.text}".rstrip())
             assert isinstance(answer, FileTransport)
@@ -217,7 +235,7 @@ class _Procedure:
             digest.update(chunk)
             last = block == count - 1
             body = wire.transport(self.handle, block, chunk, last=last)
-            answer = await self.ask(F.WRITE, body, (6,))
+            answer = await self.ask(F.WRITE, body, (6,), by_block(self.handle, block))
             assert isinstance(answer, FileTransportStatus)
             if answer.status != "SUCCESS":
                 raise Stop(answer.status, f"block {block}: {answer.status} {answer.text}".rstrip())
@@ -305,8 +323,11 @@ async def file_info(
     _, _, seconds = options.limits()
 
     async def steps() -> None:
-        body = wire.descriptor(path, 0, request_id=proc.next_id())
-        answer = await proc.ask(F.GET_FILE_INFO, body, (4, 7))
+        request_id = proc.next_id()
+        body = wire.descriptor(path, 0, request_id=request_id)
+        answer = await proc.ask(
+            F.GET_FILE_INFO, body, (4, 7), by_request(request_id, descriptor=True)
+        )
         if not isinstance(answer, FileDescriptor):
             proc.status_of(answer, "GET_FILE_INFO")
             raise Stop("BAD_ANSWER", "GET_FILE_INFO answered with no descriptor")
@@ -418,7 +439,9 @@ async def delete_file(
 
     async def steps() -> None:
         key = await proc.authenticate(options.user, options.password)
-        body = wire.file_command(path, wire.MODE_NULL, request_id=proc.next_id(), auth_key=key)
-        proc.status_of(await proc.ask(F.DELETE_FILE, body, (4,)), "DELETE_FILE")
+        request_id = proc.next_id()
+        body = wire.file_command(path, wire.MODE_NULL, request_id=request_id, auth_key=key)
+        answer = await proc.ask(F.DELETE_FILE, body, (4,), by_request(request_id))
+        proc.status_of(answer, "DELETE_FILE")
 
     return await proc.run(steps(), seconds)

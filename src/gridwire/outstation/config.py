@@ -11,6 +11,16 @@ from gridwire.outstation.misbehaviour import misbehaviours
 
 RangeGaps = Literal["refuse", "answer"]
 RANGE_GAPS: tuple[RangeGaps, ...] = ("refuse", "answer")
+DEFERRABLE = (
+    "OPEN_FILE",
+    "CLOSE_FILE",
+    "DELETE_FILE",
+    "GET_FILE_INFO",
+    "ABORT_FILE",
+    "READ",
+    "WRITE",
+)
+"""The file requests whose answers ``files_defer`` may defer (D218)."""
 
 
 @dataclass(slots=True)
@@ -33,6 +43,10 @@ class OutstationConfig:
     rules broken on purpose (:mod:`gridwire.outstation.misbehaviour`). ``files`` is a
     directory served by the file procedures (read-only unless ``files_writable``; an open or
     delete needs the key ``files_credentials`` give, when set): :mod:`gridwire.outstation.files`.
+    ``files_defer`` names the file requests answered with a null response, their answer
+    following as an event of class ``files_event_class`` (D218; e.g. ``("OPEN_FILE",)``, as an
+    outstation does that takes time to gather a large directory): OPEN_FILE, CLOSE_FILE,
+    DELETE_FILE, GET_FILE_INFO, ABORT_FILE, READ (a block) or WRITE (a block).
     """
 
     outstation_address: int = 1024
@@ -52,6 +66,8 @@ class OutstationConfig:
     files: Path | None = None
     files_writable: bool = False
     files_credentials: tuple[str, str] | None = None
+    files_defer: tuple[str, ...] = ()
+    files_event_class: int = 1
 
     def validate(self) -> OutstationConfig:
         for name, address in (
@@ -80,4 +96,9 @@ class OutstationConfig:
             raise ConfigError(f"range_gaps {self.range_gaps!r} is not refuse or answer")
         if self.files is not None and not self.files.is_dir():
             raise ConfigError(f"files {self.files} is not a directory")
+        unknown = sorted(set(self.files_defer) - set(DEFERRABLE))
+        if unknown:
+            raise ConfigError(f"files_defer: {', '.join(unknown)} (one of {', '.join(DEFERRABLE)})")
+        if self.files_event_class not in (1, 2, 3):
+            raise ConfigError(f"files_event_class {self.files_event_class} is not 1, 2 or 3")
         return self

@@ -11,7 +11,9 @@ A file opened to read is read whole at the open (at most :data:`MAX_SERVED` octe
 served block by block, in order; a directory is served as its g70v7 descriptors. A file
 opened to write is gathered in memory and written at the close (to a temporary name, then
 renamed over the file); ABORT_FILE forgets it. At most :data:`MAX_OPEN` files are open at
-once. Every request is answered with a status, never left unanswered.
+once. Every request is answered with a status, never left unanswered: at once, or, for the
+functions ``defer`` names, by a null response now and the answer as a file event later
+(:mod:`gridwire.outstation.file_events`, D218).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from gridwire.dnp3.objects.records import (
     FileTransport,
 )
 from gridwire.outstation.config import OutstationConfig
+from gridwire.outstation.file_events import FileEvents
 from gridwire.outstation.refusal import Refused
 
 F = FunctionCode
@@ -64,8 +67,12 @@ class FileServer:
         writable: bool = False,
         credentials: tuple[str, str] | None = None,
         max_fragment: int = 2048,
+        defer: frozenset[FunctionCode] = frozenset(),
+        event_class: int = 1,
     ) -> None:
         self.root = root.resolve()
+        self.defer = defer
+        self.events = FileEvents(event_class)
         self.writable = writable
         self.credentials = credentials
         self.max_block = max(1, max_fragment - _ENTRY_OVERHEAD)
@@ -83,11 +90,16 @@ class FileServer:
 
     def answer(self, request: Request) -> bytes:
         """The response's objects; Refused for a request that is not the procedure's, or
-        that the file system cannot take (a name too long for it...)."""
+        that the file system cannot take (a name too long for it...). A deferred answer is
+        kept as a file event, the response null."""
         try:
-            return self._answer(request)
+            objects = self._answer(request)
         except OSError as exc:
             raise Refused(IIN.PARAMETER_ERROR, f"file system: {exc.strerror or exc}") from None
+        if request.function in self.defer:
+            self.events.add(objects)
+            return b""
+        return objects
 
     def _answer(self, request: Request) -> bytes:
         if request.undecoded or len(request.objects) != 1 or len(request.headers) != 1:
@@ -306,4 +318,6 @@ def served_files(config: OutstationConfig) -> FileServer | None:
         writable=config.files_writable,
         credentials=config.files_credentials,
         max_fragment=config.max_fragment,
+        defer=frozenset(FunctionCode[name] for name in config.files_defer),
+        event_class=config.files_event_class,
     )

@@ -11,7 +11,9 @@ start-stop header (0x00/0x01); points a read named by index go out index-prefixe
 out oldest first, consecutive events of one group and variation sharing an index-prefixed
 header (0x17/0x28). Relative-time events (g2v3, g4v3) are preceded by a common
 time-of-occurrence (g51v1 when the clock was set by a master, else g51v2) and a new one
-starts whenever an event's time is not within 65535 ms after it.
+starts whenever an event's time is not within 65535 ms after it. A read of every event of
+a class (no type, no limit) that holds the file events (``files``, D218) carries those after
+the points' events, each held and retired as they are.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from gridwire.dnp3.objects.table import Layout, lookup
 from gridwire.outstation.database import Database
 from gridwire.outstation.encoding import fitter, fitting
 from gridwire.outstation.events import Event
+from gridwire.outstation.file_events import FileEvents
 from gridwire.outstation.points import TYPES, Point, PointType
 
 _RELATIVE_TIME = frozenset({(2, 3), (4, 3)})
@@ -80,13 +83,27 @@ class Written:
 
     body: bytes
     events: list[Event] = field(default_factory=list)
+    files: int = 0  # file events it holds
+
+    @property
+    def holds(self) -> bool:
+        """Whether the fragment carries events (so asks for a confirm)."""
+        return bool(self.events) or self.files > 0
 
 
 class FragmentWriter:
     """Writes the parts of a read into fragments of at most ``room`` object octets."""
 
-    def __init__(self, database: Database, parts: list[Part], room: int, now: float) -> None:
+    def __init__(
+        self,
+        database: Database,
+        parts: list[Part],
+        room: int,
+        now: float,
+        files: FileEvents | None = None,
+    ) -> None:
         self.database = database
+        self.files = files
         self.parts = parts
         self.room = room
         self.now = now
@@ -113,7 +130,7 @@ class FragmentWriter:
                 left = self._attributes(part, chunks, left)
                 finished = part.position >= len(part.attributes)
             elif isinstance(part, EventPart):
-                left = self._events(part, chunks, left, out.events)
+                left = self._events(part, chunks, left, out)
                 finished = part.done
             else:
                 left = self._time(part, chunks, left)
@@ -158,7 +175,8 @@ class FragmentWriter:
         return left
 
     # -- events --------------------------------------------------------------------------
-    def _events(self, part: EventPart, chunks: list[bytes], left: int, held: list[Event]) -> int:
+    def _events(self, part: EventPart, chunks: list[bytes], left: int, out: Written) -> int:
+        held = out.events
         waiting = self.database.events.waiting(part.classes, part.type)
         pending: Event | None = next(waiting, None)
         while pending is not None:
@@ -197,7 +215,23 @@ class FragmentWriter:
             self.database.events.hold(run, self._token)
             held.extend(run)
             part.taken += len(run)
+        files = self.files
+        whole_class = part.type is None and part.limit is None
+        if files is not None and whole_class and files.event_class in part.classes:
+            return self._files(files, part, chunks, left, out)
         part.done = True
+        return left
+
+    def _files(
+        self, files: FileEvents, part: EventPart, chunks: list[bytes], left: int, out: Written
+    ) -> int:
+        """The waiting file events after the points' (D218); one too long for any fragment
+        stays unsent rather than stop the read."""
+        while (octets := files.take(self._token, left)) is not None:
+            chunks.append(octets)
+            left -= len(octets)
+            out.files += 1
+        part.done = not files.waiting() or left == self.room
         return left
 
     # -- device attributes ---------------------------------------------------------------

@@ -100,6 +100,7 @@ class OutstationSession:
         )
         self.select = SelectRules(self.config.select_timeout)
         self.files = served_files(self.config)
+        self._files = self.files.events if self.files is not None else None  # D218
         self.restarted = True  # DEVICE_RESTART (IIN1.7) until a master clears it
         self.unsolicited_enabled: set[int] = set(self.config.unsolicited_classes)
         self.connected = False
@@ -129,7 +130,7 @@ class OutstationSession:
         self.connected = False
         self._abandon()
         if self._unsolicited is not None:
-            self.database.events.release(self._unsolicited.token)
+            self._release(self._unsolicited.token)
             self._unsolicited = None
         self._unsolicited_ready = False
         self.select.disarm()
@@ -162,7 +163,7 @@ class OutstationSession:
                 unsolicited.deadline = now + self.config.unsolicited_retry
                 out += self.channel.send(unsolicited.fragment)
             else:  # the master disabled reporting meanwhile: give the events back
-                self.database.events.release(unsolicited.token)
+                self._release(unsolicited.token)
                 self._unsolicited = None
         out += self._maybe_unsolicited(now)
         return out
@@ -202,7 +203,7 @@ class OutstationSession:
         if reply.parts is not None:
             self._last_request = self._last_response = None
             self._writer = FragmentWriter(
-                self.database, reply.parts, self.config.max_fragment - _HEADER, now
+                self.database, reply.parts, self.config.max_fragment - _HEADER, now, self._files
             )
             return self._next_fragment(control.seq, True, reply.iin, now)
         self._last_request = self._last_response = None
@@ -305,7 +306,7 @@ class OutstationSession:
         """Carry out a restart once its response is on its way."""
         self._abandon()
         if self._unsolicited is not None:
-            self.database.events.release(self._unsolicited.token)
+            self._release(self._unsolicited.token)
             self._unsolicited = None
         self.select.disarm()
         self.device.restart(cold, now)
@@ -327,6 +328,8 @@ class OutstationSession:
         for event_class, bit in CLASS_EVENTS.items():
             if events.waiting_count(event_class):
                 iin |= bit
+        if self._files is not None and self._files.waiting():
+            iin |= CLASS_EVENTS[self._files.event_class]
         if events.overflow:
             iin |= IIN.EVENT_BUFFER_OVERFLOW
         if self._broadcast is not None:
@@ -349,7 +352,7 @@ class OutstationSession:
         written = writer.write(token, now)
         last = writer.done
         confirm_broadcast = self._broadcast == _CONFIRM_BROADCAST
-        confirm = bool(written.events) or not last or confirm_broadcast
+        confirm = written.holds or not last or confirm_broadcast
         control = AppControl(first, last, confirm, False, seq)
         fragment = encode_response(control, F.RESPONSE, self.iin(now) | extra, written.body)
         self._reported_broadcast(confirm_broadcast, seq, token, now)
@@ -383,14 +386,14 @@ class OutstationSession:
             waiting = self._unsolicited
             if waiting is None or control.seq != waiting.seq:
                 return []
-            self.database.events.retire(waiting.token)
+            self._retire(waiting.token)
             self._unsolicited = None
             self._unsolicited_ready = True
             return self._maybe_unsolicited(now)
         waiting = self._solicited
         if waiting is None or control.seq != waiting.seq:
             return []
-        self.database.events.retire(waiting.token)
+        self._retire(waiting.token)
         self._solicited = None
         if waiting.broadcast:
             self._broadcast = None
@@ -405,11 +408,21 @@ class OutstationSession:
         forgotten, by the deviation ``forget_unconfirmed_events``)."""
         if self._solicited is not None:
             if FORGET_UNCONFIRMED_EVENTS in self.config.misbehave:
-                self.database.events.retire(self._solicited.token)
+                self._retire(self._solicited.token)
             else:
-                self.database.events.release(self._solicited.token)
+                self._release(self._solicited.token)
             self._solicited = None
         self._writer = None
+
+    def _retire(self, token: int) -> None:
+        self.database.events.retire(token)
+        if self._files is not None:
+            self._files.retire(token)
+
+    def _release(self, token: int) -> None:
+        self.database.events.release(token)
+        if self._files is not None:
+            self._files.release(token)
 
     def _token(self) -> int:
         self._tokens += 1
@@ -434,14 +447,15 @@ class OutstationSession:
             return []
         classes = frozenset(self.unsolicited_enabled)
         events = self.database.events
-        if not any(events.waiting_count(c) for c in classes):
+        files = self._files if self._files and self._files.event_class in classes else None
+        if not any(events.waiting_count(c) for c in classes) and not (files and files.waiting()):
             return []
         token = self._token()
-        writer = FragmentWriter(
-            self.database, [EventPart(classes)], self.config.max_fragment - _HEADER, now
+        room = self.config.max_fragment - _HEADER
+        written = FragmentWriter(self.database, [EventPart(classes)], room, now, files).write(
+            token, now
         )
-        written = writer.write(token, now)
-        if not written.events:
+        if not written.holds:
             return []
         return self._send_unsolicited(written.body, token, now, null=False)
 
