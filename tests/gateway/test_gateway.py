@@ -6,12 +6,13 @@ second read, and the Responses from the double's sink, in the order they arrived
 from __future__ import annotations
 
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from gridwire.derops import Der
-from tests.gateway.conftest import der_control, rig
+from tests.gateway.conftest import NS, der_control, rig
 from tests.gateway.headend_der import DerHeadEnd, Program
 from tests.sep2.pki import Pki
 from tests.support.waiting import until
@@ -136,3 +137,30 @@ async def test_cancelled_after_and_before_start_and_superseded(
     for mrid, status in headend.responses():
         by_event.setdefault(str(mrid), []).append(int(status or 0))
     assert by_event == {"C1": [1, 2, 6], "C2": [1, 6], "C3": [1, 7], "C4": [1]}
+
+
+async def test_the_der_is_reported_back(headend: DerHeadEnd, pki: Pki, tmp_path: Path) -> None:
+    headend.programs = [Program(1, [], DEFAULT)]
+    async with rig(headend, pki, tmp_path / "gw.db") as r:
+        await until(lambda: headend.posts("/mup/0"), within=10)
+        names = ["AI4", "AI32", "BI23", "AI43"]
+        rated_w, max_w, connected, available_w = await values(r.der, *names)
+    ns = {"s": NS}
+    (capability,) = [ET.fromstring(b) for b in headend.puts("dercap")]
+    # Connect, energize, fixed pf absorbing and injecting, fixed var, fixed W (bits 2-7), max
+    # W (20), target W (22), volt-var (23), volt-watt (24); not freq-watt nor watt-var: the
+    # demo DER has no frequency-watt function and reports watt-var unsupported.
+    assert capability.findtext("s:modesSupported", namespaces=ns) == "01D000FC"
+    assert capability.findtext("s:rtgMaxW/s:value", namespaces=ns) == str(round(rated_w))
+    (settings,) = [ET.fromstring(b) for b in headend.puts("derg")]
+    assert settings.findtext("s:setMaxW/s:value", namespaces=ns) == str(round(max_w))
+    (status,) = [ET.fromstring(b) for b in headend.puts("ders")]
+    bits = int(status.findtext("s:genConnectStatus/s:value", namespaces=ns) or "", 16)
+    assert bool(bits & 1) is connected
+    (availability,) = [ET.fromstring(b) for b in headend.puts("dera")]
+    assert availability.findtext("s:statWAvail/s:value", namespaces=ns) == str(round(available_w))
+    (mup,) = [ET.fromstring(b) for b in headend.posts("/mup")]
+    uoms = [e.text for e in mup.iterfind("s:MirrorMeterReading/s:ReadingType/s:uom", ns)]
+    assert uoms == ["38", "63", "29", "33"]  # W, var, V, Hz
+    (readings,) = [ET.fromstring(b) for b in headend.posts("/mup/0")]
+    assert len(readings.findall("s:MirrorMeterReading/s:Reading/s:value", ns)) == 4
