@@ -9,9 +9,11 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import httpx
 import pytest
 
 from gridwire.derops import Der
+from gridwire.gateway.api import gateway_app
 from tests.gateway.conftest import NS, der_control, rig
 from tests.gateway.headend_der import DerHeadEnd, Program
 from tests.sep2.pki import Pki
@@ -139,12 +141,39 @@ async def test_cancelled_after_and_before_start_and_superseded(
     assert by_event == {"C1": [1, 2, 6], "C2": [1, 6], "C3": [1, 7], "C4": [1]}
 
 
-async def test_the_der_is_reported_back(headend: DerHeadEnd, pki: Pki, tmp_path: Path) -> None:
-    headend.programs = [Program(1, [], DEFAULT)]
+async def test_the_der_is_reported_back_and_the_api_tells_what_is_known(
+    headend: DerHeadEnd, pki: Pki, tmp_path: Path
+) -> None:
+    later = der_control("D1", int(time.time()) + 3600, 60, "<opModMaxLimW>2000</opModMaxLimW>")
+    headend.programs = [Program(1, [later], DEFAULT)]
     async with rig(headend, pki, tmp_path / "gw.db") as r:
         await until(lambda: headend.posts("/mup/0"), within=10)
         names = ["AI4", "AI32", "BI23", "AI43"]
         rated_w, max_w, connected, available_w = await values(r.der, *names)
+        app = gateway_app(r.gateway, token="t0k3n", bound=("127.0.0.1", 8831))
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8831") as c:
+            assert (await c.get("/api/v1/gateway/events")).status_code == 401
+            auth = {"Authorization": "Bearer t0k3n"}
+            events = (await c.get("/api/v1/gateway/events", headers=auth)).json()
+            state = (await c.get("/api/v1/gateway/state", headers=auth)).json()
+            responses = (await c.get("/api/v1/gateway/responses", headers=auth)).json()
+            clock = (await c.get("/api/v1/time", headers=auth)).json()
+            foreign = await c.get(
+                "/api/v1/gateway/state", headers={**auth, "Origin": "http://evil.example"}
+            )
+    assert [(e["mrid"], e["state"], e["modes"]) for e in events] == [
+        ("D1", "scheduled", {"opModMaxLimW": 20.0})
+    ]
+    assert state["targets"]["opModMaxLimW"] == {
+        "value": 100.0,
+        "source": "default",
+        "program": "/derp/0",
+    }
+    assert state["supported"]["opModVoltVar"] and not state["supported"]["opModFreqWatt"]
+    assert [(x["mrid"], x["status"], x["answer"]) for x in responses] == [("D1", 1, 201)]
+    assert clock["source"] == "server"
+    assert foreign.status_code == 403
     ns = {"s": NS}
     (capability,) = [ET.fromstring(b) for b in headend.puts("dercap")]
     # Connect, energize, fixed pf absorbing and injecting, fixed var, fixed W (bits 2-7), max

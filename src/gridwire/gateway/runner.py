@@ -3,8 +3,9 @@ feed, the scheduler, the applier and the store, in one loop.
 
 Each pass: poll what is due of the DER function set; schedule on each FSA's offset (nothing
 is scheduled before the head-end's clock has been observed once); store the event records
-and the Responses they owe (before acting); apply the difference to the DER; post the
-Responses owed, oldest first, each until the head-end answers it. The loop sleeps until the
+and the Responses they owe (before acting); post the Responses owed, oldest first, each until
+the head-end answers it (before the DER is touched, so a DER that is slow to answer does not
+delay them); apply the difference to the DER. The loop sleeps until the
 next event start or end, the next poll, or a retry, whichever is first (at most
 :data:`MAX_SLEEP`), so an event starts within a pass of its moment on the head-end's clock.
 
@@ -176,8 +177,9 @@ class Gateway:
         decision = self.scheduler.update(sets, self.client.now, self.applier.supported)
         self.last = decision
         self.store.save_events(self.scheduler.records, decision.responses)
+        posted = await self.post_responses()  # the head-end hears on time, DER or not
         applied = await self._apply(decision)
-        posted = await self.post_responses()
+        posted = posted and await self.post_responses()
         await self._read()
         if self.reporter is not None:
             await self.reporter.round()
