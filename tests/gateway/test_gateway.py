@@ -57,9 +57,11 @@ async def test_an_event_runs_on_time_the_head_end_goes_away_and_the_default_foll
         # Within a pass of its start; the head-end truncates its clock to whole seconds and the
         # timebase takes the middle of that second, so up to half a second early.
         assert now + 2.5 <= started < now + 5
+        await until(lambda: ("ao", 88, 500) in r.sim.received, within=5)
         assert await values(r.der, "AI149") == [50.0]
         headend.stop()  # the head-end goes away mid-event
         await until(lambda: r.gateway.scheduler.records["A1"].state == "completed", within=10)
+        await until(lambda: ("ao", 88, 1000) in r.sim.received, within=5)
         assert await values(r.der, "AI149") == [100.0]  # the default, from what was last read
         headend.start()  # back on the same port: the Response owed is posted, once
         await until(lambda: ("A1", 3) in headend.responses(), within=10)
@@ -94,7 +96,7 @@ async def test_every_mode_the_demo_der_has_is_applied_and_put_back(
     async with rig(headend, pki, tmp_path / "gw.db") as r:
         found = await values(r.der, *names)
         await until(lambda: ("B1", 2) in headend.responses(), within=10)
-        await until(lambda: r.gateway.applier.held.curves, within=5)
+        await until(lambda: any(c[:2] == ("bo", 29) for c in r.sim.received), within=10)
         # connect open; pf 0.95 over-excited (injecting: state 0); -25 % vars; 4000 W of
         # 10000 W is 40 %; volt-var on stored curve 4 (the free one); ramp 5 s.
         assert await values(r.der, *names) == [False, 0.95, False, -25.0, 40.0, 4.0, 5.0]
@@ -105,6 +107,7 @@ async def test_every_mode_the_demo_der_has_is_applied_and_put_back(
         assert enabled["volt-var"] and enabled["constant-vars"] and enabled["charge-discharge"]
         await until(lambda: ("B1", 3) in headend.responses(), within=10)
         await until(lambda: not r.gateway.applier.held.points, within=5)
+        await until(lambda: not r.gateway.applier.held.functions, within=5)
         assert await values(r.der, *names) == found  # no default: what was found
     # Watt-VAr is not supported by the demo DER: skipped, the event runs the rest; an event
     # of nothing but frequency-watt (no such function) is not applicable.
@@ -130,10 +133,12 @@ async def test_cancelled_after_and_before_start_and_superseded(
     headend.programs = [program]
     async with rig(headend, pki, tmp_path / "gw.db") as r:
         await until(lambda: ("C1", 2) in headend.responses(), within=10)
+        await until(lambda: ("ao", 88, 300) in r.sim.received, within=5)
         assert await values(r.der, "AI149") == [30.0]
         program.controls[0] = der_control("C1", now + 2, 30, limit, status=2)
         program.controls[1] = der_control("C2", now + 60, 60, limit, status=2)
         await until(lambda: ("C2", 6) in headend.responses(), within=10)
+        await until(lambda: r.sim.received[-1] == ("ao", 88, 1000), within=5)
         assert await values(r.der, "AI149") == [100.0]  # the default again
     by_event: dict[str, list[int]] = {}
     for mrid, status in headend.responses():
