@@ -131,6 +131,7 @@ async def test_cancelled_after_and_before_start_and_superseded(
         DEFAULT,
     )
     headend.programs = [program]
+    headend.faults["/derp/0/dc"] = 500  # a curve list that fails stops no event
     async with rig(headend, pki, tmp_path / "gw.db") as r:
         await until(lambda: ("C1", 2) in headend.responses(), within=10)
         await until(lambda: ("ao", 88, 300) in r.sim.received, within=5)
