@@ -53,7 +53,7 @@ async def test_a_control_waits_for_the_der_to_come_back(
         await until(lambda: gateway.surveyed and gateway.last is not None, within=10)
         await served.__aexit__(None, None, None)  # the DER goes away
         program.controls.append(
-            der_control("1A", int(time.time()) + 1, 5, "<opModMaxLimW>5000</opModMaxLimW>")
+            der_control("1A", int(time.time()) + 1, 3, "<opModMaxLimW>5000</opModMaxLimW>")
         )
         await until(lambda: ("1A", 2) in headend.responses(), within=10)
         await until(lambda: gateway.der_error is not None, within=10)

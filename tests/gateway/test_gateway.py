@@ -46,17 +46,19 @@ async def values(der: Der, *names: str) -> list[object]:
 async def test_an_event_runs_on_time_the_head_end_goes_away_and_the_default_follows(
     headend: DerHeadEnd, pki: Pki, tmp_path: Path
 ) -> None:
-    now = int(time.time())
     limit = "<opModMaxLimW>5000</opModMaxLimW>"
-    headend.programs = [Program(1, [der_control("A1", now + 3, 3, limit)], DEFAULT)]
+    program = Program(1, [], DEFAULT)
+    headend.programs = [program]
     async with rig(headend, pki, tmp_path / "gw.db") as r:
+        now = int(time.time())
+        program.controls.append(der_control("A1", now + 2, 2, limit))
         await until(lambda: headend.responses() == [("A1", 1)], within=10)
         assert await values(r.der, "AI149") == [100.0]  # the default before the event
         await until(lambda: ("A1", 2) in headend.responses(), within=10)
         started = headend.posted[-1].wall
         # Within a pass of its start; the head-end truncates its clock to whole seconds and the
         # timebase takes the middle of that second, so up to half a second early.
-        assert now + 2.5 <= started < now + 5
+        assert now + 1.5 <= started < now + 4
         await until(lambda: ("ao", 88, 500) in r.sim.received, within=5)
         assert await values(r.der, "AI149") == [50.0]
         headend.stop()  # the head-end goes away mid-event
@@ -74,7 +76,6 @@ async def test_an_event_runs_on_time_the_head_end_goes_away_and_the_default_foll
 async def test_every_mode_the_demo_der_has_is_applied_and_put_back(
     headend: DerHeadEnd, pki: Pki, tmp_path: Path
 ) -> None:
-    now = int(time.time())
     base = (
         "<opModConnect>false</opModConnect>"
         "<opModFixedPFInjectW><displacement>95</displacement><excitation>true</excitation>"
@@ -85,16 +86,16 @@ async def test_every_mode_the_demo_der_has_is_applied_and_put_back(
         "<rampTms>500</rampTms>"
     )
     freq_watt = '<opModFreqWatt href="/derp/0/dc/1"/>'
-    headend.programs = [
-        Program(
-            1,
-            [der_control("B1", now + 3, 3, base), der_control("B2", now + 3, 3, freq_watt)],
-            curves=[VOLT_VAR],
-        )
-    ]
+    program = Program(1, [], curves=[VOLT_VAR])
+    headend.programs = [program]
     names = ["BI23", "AI288", "BI29", "AI281", "AI154", "AI297", "AI144"]
     async with rig(headend, pki, tmp_path / "gw.db") as r:
         found = await values(r.der, *names)
+        now = int(time.time())
+        program.controls += [
+            der_control("B1", now + 2, 2, base),
+            der_control("B2", now + 2, 2, freq_watt),
+        ]
         await until(lambda: ("B1", 2) in headend.responses(), within=10)
         await until(lambda: any(c[:2] == ("bo", 29) for c in r.sim.received), within=10)
         # connect open; pf 0.95 over-excited (injecting: state 0); -25 % vars; 4000 W of
