@@ -25,6 +25,7 @@ from gridwire.simulator import SimulatedDer
 from tests.gateway.headend_der import DerHeadEnd
 from tests.sep2.headend import Device, Fsa, lfdi_of
 from tests.sep2.pki import Pki, make_pki
+from tests.support.waiting import until
 
 NS = "urn:ieee:std:2030.5:ns"
 
@@ -122,6 +123,9 @@ async def rig(headend: DerHeadEnd, pki: Pki, store_path: Path, seed: int = 1) ->
             der = master.der("der")
             gateway = Gateway(client, der, store, seed=seed)
             await gateway.start()
+            # Up: the head-end's clock observed and the programs read once, so a test can
+            # make its events just ahead of now, the gateway's start-up not counted.
+            await until(lambda: gateway.last is not None, within=20)
             yield Rig(headend, gateway, der, sim, store_path)
         finally:
             await gateway.stop()

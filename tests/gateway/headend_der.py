@@ -19,6 +19,8 @@ from tests.sep2.headend import NS, HeadEndDouble
 
 _DERP_LIST = re.compile(r"/edev/(\d+)/fsa/(\d+)/derp")
 _DERP = re.compile(r"/derp/(\d+)(/derc|/dderc|/dc)?")
+_DER_LIST = re.compile(r"/edev/(\d+)/der")
+_DER_PART = re.compile(r"/edev/\d+/der/0/(dercap|derg|ders|dera)")
 
 
 @dataclass
@@ -60,7 +62,18 @@ class DerHeadEnd(HeadEndDouble):
 
     # -- the sink ---------------------------------------------------------------------------
 
-    def accept(self, method: str, path: str, body: bytes, lfdi: str | None) -> int:
+    def puts(self, suffix: str) -> list[bytes]:
+        """The bodies PUT to this device's DER resource ending ``suffix`` (dercap...)."""
+        with self.lock:
+            return [p.body for p in self.posted if p.method == "PUT" and p.path.endswith(suffix)]
+
+    def posts(self, path: str) -> list[bytes]:
+        with self.lock:
+            return [p.body for p in self.posted if p.method == "POST" and p.path == path]
+
+    def accept(
+        self, method: str, path: str, body: bytes, lfdi: str | None
+    ) -> int | tuple[int, str]:
         posted = Posted(method, path, lfdi, time.time(), body)
         if path == "/rsp" and method == "POST":
             root = ET.fromstring(body)
@@ -69,6 +82,10 @@ class DerHeadEnd(HeadEndDouble):
         with self.lock:
             self.posted.append(posted)
         self.posted_event.set()
+        if method == "POST" and path == "/mup":
+            return 201, "/mup/0"
+        if method == "PUT" and not _DER_PART.fullmatch(path):
+            return 404
         return 201 if method == "POST" else 204
 
     # -- resources --------------------------------------------------------------------------
@@ -80,10 +97,29 @@ class DerHeadEnd(HeadEndDouble):
             found = _DERP_LIST.fullmatch(path)
             if found and self.device_index(lfdi) == int(found[1]):
                 return 200, self._program_list(path, int(found[2]), query)
+            found = _DER_LIST.fullmatch(path)
+            if found and self.device_index(lfdi) == int(found[1]):
+                return 200, self._der_list(path)
             found = _DERP.fullmatch(path)
             if found and int(found[1]) < len(self.programs):
                 return self._program_part(int(found[1]), found[2], query)
             return super()._respond(path, query, lfdi)
+
+    def _der_list(self, path: str) -> str:
+        """This device's one DER, linking its four resources (PUT sinks)."""
+        links = "".join(
+            f'<{name}Link href="{path}/0/{part}"/>'
+            for name, part in (
+                ("DERAvailability", "dera"),
+                ("DERCapability", "dercap"),
+                ("DERSettings", "derg"),
+                ("DERStatus", "ders"),
+            )
+        )
+        return (
+            f'<DERList xmlns="{NS}" href="{path}" all="1" results="1" pollRate="900">'
+            f'<DER href="{path}/0">{links}</DER></DERList>'
+        )
 
     def _list(self, tag: str, path: str, items: list[str], query: dict[str, str], rate: int) -> str:
         page = self._page(query, len(items))

@@ -63,7 +63,7 @@ async def test_killed_mid_event_and_over_an_event_end_nothing_twice(
         await until(lambda: time.time() > now + 4.5, within=10)  # E1 ends while it is down
         with running(command, **kw) as second:
             await until(lambda: ("E1", 3) in headend.responses(), within=20)
-            program.controls.append(der_control("E2", int(time.time()) + 2, 6, limit))
+            program.controls.append(der_control("E2", int(time.time()) + 2, 4, limit))
             await until(lambda: ("E2", 2) in headend.responses(), within=10)
             await until(lambda: sim.received.count(("ao", 88, 500)) == 2, within=5)
             os.kill(second.pid, signal.SIGKILL)  # mid-event again

@@ -211,3 +211,9 @@ def test_cancelled_with_randomization_ends_within_randomize_duration() -> None:
     cancel_at = s.records["AB"].cancel_at
     assert cancel_at is not None and T0 + 100 <= cancel_at <= T0 + 130
     assert run(s, cancelled, cancel_at) == [("AB", 6)]
+
+
+def test_a_control_with_a_bad_mrid_is_answered_invalid_and_the_others_run() -> None:
+    s = Scheduler()
+    sets = [program("/p", 1, control("NOTHEX", T0, 60), control("AA", T0, 60))]
+    assert run(s, sets, T0) == [("NOTHEX", 253), ("AA", 1), ("AA", 2)]

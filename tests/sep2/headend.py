@@ -232,8 +232,10 @@ class HeadEndDouble:
                 return self._edev(path[len(self.edev_path) :], query)
             return 404, ""
 
-    def accept(self, method: str, path: str, body: bytes, lfdi: str | None) -> int:
-        """A POST or PUT: the status to answer (none is taken here)."""
+    def accept(
+        self, method: str, path: str, body: bytes, lfdi: str | None
+    ) -> int | tuple[int, str]:
+        """A POST or PUT: the status to answer, with a Location (none is taken here)."""
         return 405
 
     def _dcap(self) -> str:
@@ -456,8 +458,11 @@ class _Handler(BaseHTTPRequestHandler):
         der = conn.getpeercert(binary_form=True)
         double = self.server.double
         local = double.local(parts.path) or ""
-        status = double.accept(method, local, body, lfdi_of(der) if der else None)
+        answer = double.accept(method, local, body, lfdi_of(der) if der else None)
+        status, location = answer if isinstance(answer, tuple) else (answer, None)
         self.send_response(status)
+        if location:
+            self.send_header("Location", location)
         self.send_header("Content-Length", "0")
         self.end_headers()
 

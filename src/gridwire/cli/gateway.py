@@ -97,6 +97,8 @@ async def _serve(config: Any, listener: socket.socket | None, log_level: str) ->
         seed=seed,
         readings=config.gateway.readings,
         readings_seconds=config.gateway.readings_seconds,
+        post_seconds=config.gateway.post_seconds,
+        der_type=config.gateway.der_type,
     )
     await gateway.start()
     log.info(

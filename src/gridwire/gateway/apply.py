@@ -60,6 +60,11 @@ class Held:
     points: dict[str, Value] = field(default_factory=dict)
     functions: set[str] = field(default_factory=set)
     curves: dict[str, str] = field(default_factory=dict)
+    # Written to the store before a step is sent, cleared once its answer is in: after a
+    # kill in between, the DER is read to learn whether the step took effect.
+    pending: dict[str, Value] = field(default_factory=dict)
+    pending_functions: dict[str, bool] = field(default_factory=dict)
+    pending_sources: list[str] = field(default_factory=list)
 
 
 def _same(held: Value | None, wanted: Value) -> bool:
@@ -67,6 +72,16 @@ def _same(held: Value | None, wanted: Value) -> bool:
     if held is None or isinstance(held, bool) or isinstance(wanted, bool):
         return held is wanted
     return abs(float(held) - float(wanted)) <= 1e-6 * max(1.0, abs(float(wanted)))
+
+
+def _close(der: Der, address: str, read: object, wanted: Value) -> bool:
+    """Whether a value read back shows ``wanted`` (within one step of the multiplier)."""
+    if isinstance(wanted, bool) or isinstance(read, bool):
+        return read is wanted
+    if not isinstance(read, (int, float)):
+        return False
+    step = abs(der.point_map.resolve(address).multiplier)
+    return abs(float(read) - float(wanted)) <= step * (1 + 1e-9)
 
 
 class Applier:
@@ -97,6 +112,32 @@ class Applier:
                         "gen" if point.name.startswith(MAX_GENERATING) else "charge",
                         abs(float(point.value)),
                     )
+        await self._settle_pending()
+
+    async def _settle_pending(self) -> None:
+        """After a restart: a step that was being sent when the gateway stopped is taken as
+        done where the DER shows its effect, and as not sent otherwise (never sent again
+        blindly)."""
+        held = self.held
+        for key, on in held.pending_functions.items():
+            if self.enabled.get(key) is on:
+                (held.functions.add if on else held.functions.discard)(key)
+        if held.pending:
+            read = await self.der.read(list(held.pending))
+            for point in read.points:
+                wanted = held.pending.get(point.address)
+                if wanted is not None and _close(self.der, point.address, point.value, wanted):
+                    self._held_as(point.address, wanted, held.pending_sources)
+        held.pending.clear()
+        held.pending_functions.clear()
+        held.pending_sources.clear()
+        self.save()
+
+    def _held_as(self, address: str, value: Value, sources: Iterable[str]) -> None:
+        if _same(self.found.get(address), value) and "restore" in sources:
+            self.held.points.pop(address, None)  # put back: no longer held
+        else:
+            self.held.points[address] = value
 
     def supported(self, mode: str) -> bool:
         """Whether the DER can hold ``mode``: a rule, its function present and not reported
@@ -226,14 +267,16 @@ class Applier:
         self.save()
 
     async def _write(self, changed: dict[str, Value], sources: Mapping[str, str]) -> Change:
+        shown = sorted({sources.get(a, "restore") for a in changed})
+        self.held.pending.update(changed)
+        self.held.pending_sources[:] = shown
+        self.save()
         result = await self.der.write(changed, verify=True)
         if result.accepted:
             for address, value in changed.items():
-                if value == self.found.get(address) and address not in sources:
-                    self.held.points.pop(address, None)  # put back: no longer held
-                else:
-                    self.held.points[address] = value
-        shown = sorted({sources.get(a, "restore") for a in changed})
+                self._held_as(address, value, [] if address in sources else ["restore"])
+        self.held.pending.clear()
+        self.save()
         log.info("wrote %s: accepted=%s verified=%s", changed, result.accepted, result.verified)
         return Change("write", {"points": changed}, result.accepted, result.verified, shown)
 
@@ -244,10 +287,14 @@ class Applier:
         if on and self.found_enabled[key] and key not in self.held.functions:
             self.held.functions.add(key)  # already enabled: nothing to send
             return
+        self.held.pending_functions[key] = on
+        self.save()
         result = await (self.der.enable(key) if on else self.der.disable(key))
         if result.accepted:
             self.enabled[key] = on
             (self.held.functions.add if on else self.held.functions.discard)(key)
+        self.held.pending_functions.pop(key, None)
+        self.save()
         made.append(
             Change(
                 "enable" if on else "disable",

@@ -55,6 +55,16 @@ class GatewaySettings(_Settings):
         default=DEFAULT_READINGS, description="DER points read every readings_seconds"
     )
     readings_seconds: float = Field(default=10.0, gt=0)
+    post_seconds: float = Field(
+        default=300.0, gt=0, description="How often the DER is reported back (PUT and POST)"
+    )
+    der_type: int = Field(
+        default=1,
+        ge=0,
+        le=255,
+        description="DERCapability type (DERType: 1 virtual or mixed, "
+        "4 PV, 80 storage, 83 PV and storage...)",
+    )
 
 
 class GatewayConfig(_Settings):

@@ -24,7 +24,6 @@ from gridwire.gateway.parsing import (
 from gridwire.gateway.resources import (
     DefaultControl,
     DerControl,
-    DerCurve,
     DerProgram,
     ProgramSet,
 )
@@ -53,6 +52,7 @@ class Feed:
     sets: dict[str, ProgramSet] = field(default_factory=dict)  # program href -> what it holds
     polled: int = 0  # rounds that read anything
     last_error: str | None = None
+    warnings: set[str] = field(default_factory=set)  # parts that fail without stopping
     _lists: dict[str, tuple[DerProgram, ...]] = field(default_factory=dict)
     _due: dict[str, _Due] = field(default_factory=dict)
 
@@ -125,6 +125,10 @@ class Feed:
         return True
 
     async def _read_program(self, program: DerProgram) -> bool:
+        """The program's controls (needed), then its curves and default: one of those that
+        fails keeps what was last read of it (a head-end whose curve list fails must not
+        stop its events)."""
+        before = self.sets.get(program.href)
         try:
             controls: tuple[DerControl, ...] = ()
             rate: int | None = None
@@ -132,18 +136,24 @@ class Feed:
                 controls, rate = await read_list_rated(
                     self.headend, program.controls_href, parse_der_control_list, self.page_size
                 )
-            curves: tuple[DerCurve, ...] = ()
-            if program.curves_href:
-                curves, _ = await read_list_rated(
-                    self.headend, program.curves_href, parse_der_curve_list, self.page_size
-                )
-            default = await self._default(program)
         except (HeadEndError, ResourceError) as exc:
             self._failed(program.href, exc)
             return False
-        self.sets[program.href] = ProgramSet(
-            program, controls, default, {c.href: c for c in curves}
-        )
+        curves = before.curves if before else {}
+        default = before.default if before else None
+        try:
+            if program.curves_href:
+                found, _ = await read_list_rated(
+                    self.headend, program.curves_href, parse_der_curve_list, self.page_size
+                )
+                curves = {c.href: c for c in found}
+        except (HeadEndError, ResourceError) as exc:
+            self._noted(f"DERCurveList of {program.href}: {exc}")
+        try:
+            default = await self._default(program)
+        except (HeadEndError, ResourceError) as exc:
+            self._noted(f"DefaultDERControl of {program.href}: {exc}")
+        self.sets[program.href] = ProgramSet(program, controls, default, curves)
         self._done(program.href, rate)
         self.last_error = None
         return True
@@ -155,6 +165,11 @@ class Feed:
         if fetched.empty:
             return None
         return parse_default_control(fetched.require_ok(), fetched.url)
+
+    def _noted(self, message: str) -> None:
+        if message not in self.warnings:
+            log.warning("DER function set: %s; keeping what was last read", message)
+            self.warnings.add(message)
 
     def _failed(self, href: str, exc: Exception) -> None:
         if str(exc) != self.last_error:

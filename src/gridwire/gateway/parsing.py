@@ -170,11 +170,16 @@ def _control(r: Reader) -> DerControl:
     problems += bad
     if not modes and not bad:
         problems.append("DERControlBase holds no mode")
+    try:
+        mrid = r.hex_text("mRID", 32) or href_of(r)
+    except ResourceError as exc:  # answered 253 under the mRID it gave, not a list refused
+        problems.append(str(exc))
+        mrid = (r.text("mRID") or href_of(r))[:64]
     reply_to = (element.get("replyTo") or "").strip()
     required = (element.get("responseRequired") or "0").strip()
     return DerControl(
         href=href_of(r),
-        mrid=r.hex_text("mRID", 32) or href_of(r),
+        mrid=mrid,
         description=r.text("description"),
         creation_time=r.optional_integer("creationTime", INT64) or 0,
         start=start,

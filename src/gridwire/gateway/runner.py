@@ -3,8 +3,9 @@ feed, the scheduler, the applier and the store, in one loop.
 
 Each pass: poll what is due of the DER function set; schedule on each FSA's offset (nothing
 is scheduled before the head-end's clock has been observed once); store the event records
-and the Responses they owe (before acting); apply the difference to the DER; post the
-Responses owed, oldest first, each until the head-end answers it. The loop sleeps until the
+and the Responses they owe (before acting); post the Responses owed, oldest first, each until
+the head-end answers it (before the DER is touched, so a DER that is slow to answer does not
+delay them); apply the difference to the DER. The loop sleeps until the
 next event start or end, the next poll, or a retry, whichever is first (at most
 :data:`MAX_SLEEP`), so an event starts within a pass of its moment on the head-end's clock.
 
@@ -27,6 +28,8 @@ from gridwire.derops.der_master import Der
 from gridwire.errors import GridwireError
 from gridwire.gateway.apply import Applier, Change
 from gridwire.gateway.feed import Feed
+from gridwire.gateway.modes import RULES
+from gridwire.gateway.reporter import Reporter
 from gridwire.gateway.schedule import Decision, Scheduler
 from gridwire.gateway.store import Store
 from gridwire.sep2.client import Sep2Client
@@ -59,6 +62,8 @@ class Gateway:
         seed: int | str = 0,
         readings: tuple[str, ...] = (),
         readings_seconds: float = 10.0,
+        post_seconds: float | None = 300.0,
+        der_type: int = 1,
     ) -> None:
         self.client = client
         self.der = der
@@ -68,6 +73,13 @@ class Gateway:
         )
         self.scheduler = Scheduler(store.get("seed", seed), store.events())
         store.put("seed", self.scheduler.seed)
+        unknown = store.settle_attempts()
+        if unknown:
+            log.warning(
+                "%d Response(s) were being posted when the gateway stopped: taken as posted, "
+                "not sent again",
+                unknown,
+            )
         self.applier = Applier(der, self._save_held)
         self._load_held()
         self.surveyed = False
@@ -78,6 +90,19 @@ class Gateway:
         self._reading_names = readings
         self._readings_seconds = readings_seconds
         self._readings_due = 0.0
+        self.reporter = (
+            None
+            if post_seconds is None
+            else Reporter(
+                client,
+                der,
+                store,
+                supported=self._supported_modes,
+                enabled=self._enabled_modes,
+                post_seconds=post_seconds,
+                der_type=der_type,
+            )
+        )
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -87,7 +112,14 @@ class Gateway:
         held = self.applier.held
         self.store.put(
             "held",
-            {"points": held.points, "functions": sorted(held.functions), "curves": held.curves},
+            {
+                "points": held.points,
+                "functions": sorted(held.functions),
+                "curves": held.curves,
+                "pending": held.pending,
+                "pending_functions": held.pending_functions,
+                "pending_sources": held.pending_sources,
+            },
         )
         self.store.put("found", self.applier.found)
         self.store.put("found_enabled", self.applier.found_enabled)
@@ -97,6 +129,9 @@ class Gateway:
         self.applier.held.points.update(held.get("points", {}))
         self.applier.held.functions.update(held.get("functions", []))
         self.applier.held.curves.update(held.get("curves", {}))
+        self.applier.held.pending.update(held.get("pending", {}))
+        self.applier.held.pending_functions.update(held.get("pending_functions", {}))
+        self.applier.held.pending_sources.extend(held.get("pending_sources", []))
         self.applier.found.update(self.store.get("found", {}))
         self.applier.found_enabled.update(self.store.get("found_enabled", {}))
 
@@ -142,15 +177,32 @@ class Gateway:
         decision = self.scheduler.update(sets, self.client.now, self.applier.supported)
         self.last = decision
         self.store.save_events(self.scheduler.records, decision.responses)
+        posted = await self.post_responses()  # the head-end hears on time, DER or not
         applied = await self._apply(decision)
-        posted = await self.post_responses()
+        posted = posted and await self.post_responses()
         await self._read()
+        if self.reporter is not None:
+            await self.reporter.round()
         waits = [MAX_SLEEP, self.feed.next_due()]
+        if self.reporter is not None:
+            waits.append(self.reporter.due())
         if decision.next_change is not None:
             waits.append(decision.next_change)
         if not applied or not posted:
             waits.append(RETRY_SECONDS)
         return max(0.0, min(waits))
+
+    def _supported_modes(self) -> set[str]:
+        return {r.mode for r in RULES if self.applier.supported(r.mode)}
+
+    def _enabled_modes(self) -> set[str]:
+        """Modes whose function the DER reports enabled (or which need none and are held)."""
+        enabled = {k for k, on in self.applier.enabled.items() if on}
+        return {
+            r.mode
+            for r in RULES
+            if self.applier.supported(r.mode) and (r.function is None or r.function in enabled)
+        }
 
     async def _survey(self) -> bool:
         if self.surveyed:
@@ -213,9 +265,11 @@ class Gateway:
         lfdi = self.client.identity.lfdi
         for response_id, due in self.store.unposted():
             body = response_body(lfdi, due.mrid, due.status, int(due.at))
+            self.store.attempting(response_id, time.time())
             try:
                 answer = await self.client.headend.send("POST", due.reply_to, body)
             except HeadEndError as exc:
+                self.store.tried(response_id, None)
                 log.warning("Response %s for %s not posted: %s", due.status, due.mrid, exc)
                 return False
             if answer.status >= 500:

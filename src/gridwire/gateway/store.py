@@ -4,7 +4,9 @@
   state, the Responses it has owed), written after each scheduling pass and before anything
   is applied or posted;
 - ``responses``: each Response owed, with when it was posted and the head-end's answer;
-  one not yet accepted (2xx) is posted again after a restart, one accepted never;
+  one not yet posted is posted after a restart, one answered never again. One whose POST was
+  under way when the process was killed (``attempted_at`` set, no answer) is not posted
+  again: the head-end may have it, and a Response is never sent twice (its answer is null);
 - ``state``: what the gateway holds on the DER and what it found there before (so what an
   event that ended while the gateway was down changed is put back);
 - ``changes``: every step sent to the DER, for the management API.
@@ -28,7 +30,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (mrid TEXT PRIMARY KEY, record TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS responses (
     id INTEGER PRIMARY KEY AUTOINCREMENT, mrid TEXT NOT NULL, status INTEGER NOT NULL,
-    reply_to TEXT NOT NULL, at REAL NOT NULL, posted_at REAL, answer INTEGER,
+    reply_to TEXT NOT NULL, at REAL NOT NULL, attempted_at REAL, posted_at REAL,
+    answer INTEGER,
     UNIQUE (mrid, status));
 CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS changes (id INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL,
@@ -99,14 +102,29 @@ class Store:
         ).fetchall()
         return [(row[0], ResponseDue(row[1], row[2], row[3], row[4])) for row in rows]
 
+    def attempting(self, response_id: int, at: float) -> None:
+        self.db.execute("UPDATE responses SET attempted_at = ? WHERE id = ?", (at, response_id))
+
+    def settle_attempts(self) -> int:
+        """At start: a POST under way when the last process stopped counts as posted."""
+        cursor = self.db.execute(
+            "UPDATE responses SET posted_at = attempted_at "
+            "WHERE posted_at IS NULL AND attempted_at IS NOT NULL"
+        )
+        return cursor.rowcount
+
     def posted(self, response_id: int, at: float, answer: int) -> None:
         self.db.execute(
             "UPDATE responses SET posted_at = ?, answer = ? WHERE id = ?",
             (at, answer, response_id),
         )
 
-    def tried(self, response_id: int, answer: int) -> None:
-        self.db.execute("UPDATE responses SET answer = ? WHERE id = ?", (answer, response_id))
+    def tried(self, response_id: int, answer: int | None) -> None:
+        """A POST that failed (``answer`` a 5xx, or None): posted again at the next pass."""
+        self.db.execute(
+            "UPDATE responses SET answer = ?, attempted_at = NULL WHERE id = ?",
+            (answer, response_id),
+        )
 
     def responses(self) -> list[dict[str, Any]]:
         rows = self.db.execute(

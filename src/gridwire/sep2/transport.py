@@ -56,6 +56,7 @@ class Fetched:
     body: bytes
     wall: float
     monotonic: float
+    location: str | None = None  # a 201's Location (what a POST created)
 
     @property
     def empty(self) -> bool:
@@ -233,7 +234,10 @@ class HeadEnd:
             kind, message = _describe(exc, self.server_url, _Progress(), self.timeout)
             raise kind(f"{message} ({method} {shown(url)})") from None
         wall, monotonic = self.clock.wall(), self.clock.monotonic()
-        return Fetched(href, str(url), response.status_code, response.content, wall, monotonic)
+        location = response.headers.get("location")
+        return Fetched(
+            href, str(url), response.status_code, response.content, wall, monotonic, location
+        )
 
     async def aclose(self) -> None:
         await self._client.aclose()
