@@ -21,6 +21,8 @@ export class VirtualRows {
     this.pool = [];
     this.pending = false;
     this.dirty = false;
+    this.timer = null; // a render asked for later (renderIn)
+    this.timerAt = 0;
     this.top = 0; // the viewport's scrollTop, as the last scroll event or resize saw it
     this.height = 0; // its height, as the ResizeObserver last saw it
     this.picked = null;
@@ -61,6 +63,18 @@ export class VirtualRows {
       this.pending = false;
       if (this.dirty) this.render();
     });
+  }
+
+  // Render again in `ms` (a row's fade moves on a step then), unless one is due sooner.
+  renderIn(ms) {
+    const at = performance.now() + ms;
+    if (this.timer !== null && this.timerAt <= at) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.schedule();
+    }, ms);
   }
 
   visibleRange() {
@@ -131,7 +145,25 @@ export class VirtualRows {
   }
 }
 
-// Flashes a row whose item changed within `window` ms. A new change restarts the flash by
+// A row whose item changed less than FADE_MS ago is marked data-flash="1", "2" or "3"
+// (strong to faint, console.css); the mark changes 3 times in all, so the row is painted 3
+// times, where a CSS animation of its background repaints it every frame. Returns the ms
+// until the mark changes again (0: none), for `renderIn`.
+export const FADE_MS = 1500;
+const FADE_STEPS = 3;
+
+export function fade(row, changedAt, now) {
+  const since = now - changedAt;
+  const step = changedAt && since >= 0 && since < FADE_MS ? 1 + Math.floor((since * FADE_STEPS) / FADE_MS) : 0;
+  const mark = step ? String(step) : undefined;
+  if (row.dataset.flash !== mark) {
+    if (mark) row.dataset.flash = mark;
+    else delete row.dataset.flash;
+  }
+  return step ? (FADE_MS / FADE_STEPS) * step - since : 0;
+}
+
+// Flashes a row (of a small table, not a virtual one) whose item changed within `window` ms. A new change restarts the flash by
 // swapping between two identical animations, which needs no forced layout.
 export function flash(row, changedAt, now, window = 1500) {
   if (!changedAt || now - changedAt >= window) {

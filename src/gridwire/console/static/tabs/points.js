@@ -12,7 +12,7 @@
 import { h, options, replace } from "../dom.js";
 import { age, dateTime, flags, gv, pointValue } from "../format.js";
 import { POINT_TYPES, on, outstationStatus, state, station } from "../store.js";
-import { VirtualRows, flash, put } from "../vtable.js";
+import { VirtualRows, fade, put } from "../vtable.js";
 import { createPane, noOutstation } from "./pane.js";
 
 const TYPE_ORDER = Object.fromEntries(POINT_TYPES.map((t, i) => [t, i]));
@@ -116,7 +116,8 @@ export function create(ctx) {
     cells[10].firstChild.hidden = !OUTPUTS.has(row.type);
     el.classList.toggle("unreported", !row.reported);
     el.classList.toggle("offline", row.reported && Array.isArray(row.flags) && row.type !== "bo" && row.type !== "ao" && !row.flags.includes("ONLINE") && row.flags.length > 0);
-    flash(el, row.changed, now);
+    const next = fade(el, row.changed, now);
+    if (next) table.renderIn(next);
   }
 
   function renderCounts() {
