@@ -12,10 +12,13 @@ Figures per page, over WINDOW_S seconds after a warm-up:
   ``Performance.getMetrics``: TaskDuration, and of it ScriptDuration, LayoutDuration and
   RecalcStyleDuration), as a share of the wall-clock window.
 
-"Before" is the Points tab as it was on main at commit 9f699e1 (the commit the live screen,
-the evaluation grid and the ladder were built on): the same measurement run in a subprocess
-whose ``gridwire`` package is that commit's ``src`` (``git archive``), so the page, its
-store and the service are all as they were. The live screen and the ladder did not exist then.
+"Before" is the Points tab as it was at two commits: 9f699e1 on main (the commit the live
+screen, the evaluation grid and the ladder were built on), and e9cee42 on integ (just before
+D145 made the Points tab cheap under this load: its rows' flash was a CSS background
+animation, repainting every changed row every frame). Each is the same measurement run in a
+subprocess whose ``gridwire`` package is that commit's ``src`` (``git archive``), so the page,
+its store and the service are all as they were. The live screen and the ladder did not exist
+at 9f699e1. The machine may be shared: run it more than once and compare ratios.
 
 Run with ``make bench`` or ``.venv/bin/python -m bench console_live``. Needs /usr/bin/chromium
 and Playwright (skipped with a message otherwise).
@@ -38,7 +41,7 @@ from typing import Any
 
 import orjson
 
-BEFORE = "9f699e1"
+BEFORE = {"9f699e1": "main, before the live screen", "e9cee42": "integ, before D145"}
 WINDOW_S = 10.0
 WARM_S = 3.0
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,17 +147,17 @@ def measure(views: list[str]) -> dict[str, dict[str, float]]:
     return figures
 
 
-def _before() -> dict[str, dict[str, float]] | None:
-    """The Points tab measured with the package as it was at BEFORE, or None (said why)."""
+def _before(commit: str) -> dict[str, dict[str, float]] | None:
+    """The Points tab measured with the package as it was at ``commit``, or None (said why)."""
     try:
         archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", BEFORE, "src"],
+            ["git", "-C", str(ROOT), "archive", commit, "src"],
             capture_output=True,
             check=True,
             timeout=60,
         ).stdout
     except (OSError, subprocess.SubprocessError) as exc:
-        print(f"   before: {BEFORE} could not be read from git ({exc})")
+        print(f"   before: {commit} could not be read from git ({exc})")
         return None
     with tempfile.TemporaryDirectory(prefix="gridwire-before-") as folder:
         with tarfile.open(fileobj=BytesIO(archive)) as tar:
@@ -168,7 +171,7 @@ def _before() -> dict[str, dict[str, float]] | None:
             timeout=300,
         )
     if done.returncode != 0:
-        print(f"   before: the run at {BEFORE} failed: {done.stderr.decode()[-400:]}")
+        print(f"   before: the run at {commit} failed: {done.stderr.decode()[-400:]}")
         return None
     figures: dict[str, dict[str, float]] = orjson.loads(done.stdout.splitlines()[-1])
     return figures
@@ -194,11 +197,20 @@ def main() -> None:
         print("   skipped: Playwright for Python is not installed")
         return
     print(f"   9,000 points changing once a second; each page open alone for {WINDOW_S:.0f} s:")
-    before = _before()
-    if before:
-        print(_line(f"before ({BEFORE}): Points tab", before["points"]))
+    befores = {commit: _before(commit) for commit in BEFORE}
+    for commit, figures in befores.items():
+        if figures:
+            print(_line(f"before ({commit}): Points tab", figures["points"]))
     after = measure(list(VIEWS))
     print(_line("after: Points tab", after["points"]))
+    for commit, figures in befores.items():
+        if figures:
+            was, now = figures["points"], after["points"]
+            print(
+                f"     Points after / before {commit} ({BEFORE[commit]}): CPU"
+                f" {now['cpu'] / max(was['cpu'], 0.1):.2f}x, frame p95"
+                f" {now['p95'] / max(was['p95'], 0.1):.2f}x"
+            )
     print(_line("after: DER > Live (der, 1 read/s)", after["live"]))
     print(_line("after: Traffic > Ladder (plain)", after["ladder"]))
 

@@ -10,7 +10,8 @@ a person to look at.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -19,6 +20,9 @@ from tests.console.browser import Watched
 from tests.console.pages import TABS, TOKEN, WAIT_MS, open_console, pane
 from tests.console.site import PLAIN_POINTS, Site
 from tests.support.net import free_port
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 
 @pytest.mark.parametrize("outstation", ["der", "plain"])
@@ -59,7 +63,7 @@ def test_points_show_values_that_change_live(watched: Watched, site: Site) -> No
     )
     changed = page.locator(".vt-points .vspacer .vrow:not([hidden])")
     assert "event" in changed.inner_text()
-    assert re.search(r"\bflash-[ab]\b", changed.get_attribute("class") or "")  # it flashes
+    assert changed.get_attribute("data-flash") in ("1", "2", "3")  # it flashes
     page.click("#tab-events")
     page.wait_for_selector(".vt-events .vrow:has-text('unsolicited'):has-text('4321')")
     watched.shot("plain-points-live")
@@ -269,4 +273,83 @@ def test_events_are_cleared_here_and_on_the_master(watched: Watched, site: Site)
     page.locator(".pane-events .msg.ok").filter(has_text="events forgotten").wait_for()
     assert page.inner_text(".pane-events .count").startswith("0 of 0")
     assert site.call(lambda: site.running.master.events("plain")) == []
+    watched.assert_clean()
+
+
+ROW_IN_VIEW = ".vt-points .vspacer .vrow:not([hidden])"
+SHOWN = ".pane-points .toolbar .count"
+
+
+def _set_ai(site: Site, value: Callable[[int], int], flags: dict[int, int] | None = None) -> None:
+    """Every one of plain's analog inputs to ``value(index)`` (``flags`` for some), reported."""
+
+    def change() -> None:
+        db, now = site.plain_device.database, site.plain.clock.monotonic()
+        for index in range(PLAIN_POINTS["ai"]):
+            db.update("ai", index, value(index), flags=(flags or {}).get(index), now=now)
+
+    site.call(change)
+    site.call(site.plain._wake.set)
+
+
+def _value_at(page: Page, position: int) -> str:
+    return str(
+        page.evaluate(
+            "n => document.querySelector(`.vt-points .vrow[data-index='${n}']:not([hidden])`)"
+            "?.children[3].textContent ?? null",
+            position,
+        )
+    )
+
+
+def test_points_table_keeps_a_screenful_of_rows_while_thousands_change(
+    watched: Watched, site: Site
+) -> None:
+    page = open_console(watched, site, "plain", "points")
+    total = sum(PLAIN_POINTS.values())
+    page.wait_for_selector(f"text={total} shown")
+    # Row 4500 of the sorted table is ai 500 (bi 2500, bo 500, counter 1000 come first).
+    page.eval_on_selector(".vt-points .vviewport", "v => { v.scrollTop = 4500 * 24; }")
+    page.wait_for_function("() => document.querySelector(\".vt-points .vrow[data-index='4500']\")")
+    assert _value_at(page, 4500) == "500"
+    try:
+        # All 4,000 analog inputs change at once: the row in view shows its new value, and
+        # the table still holds only a screenful of row elements, not one per point.
+        _set_ai(site, lambda index: index + 7000)
+        page.wait_for_function(
+            "() => document.querySelector(\".vt-points .vrow[data-index='4500']\")"
+            "?.children[3].textContent === '7500'",
+            timeout=WAIT_MS,
+        )
+        rows = page.locator(".vt-points .vspacer .vrow").count()
+        assert 10 < rows < 120, rows
+        row = page.locator(".vt-points .vrow[data-index='4500']")
+        # It flashes, in steps the page sets (a changed row is painted 3 times, not every
+        # frame as under a CSS animation), and the flash ends without another change.
+        assert row.get_attribute("data-flash") in ("1", "2", "3")
+        assert row.evaluate("r => getComputedStyle(r).animationName") == "none"
+        watched.shot("plain-points-9000-changing")
+        page.wait_for_function(
+            "() => !document.querySelector(\".vt-points .vrow[data-index='4500']\").dataset.flash",
+            timeout=WAIT_MS,
+        )
+
+        # A filter on flags follows a change of flags though no point came or went.
+        page.click(".segments button[data-type='ai']")
+        page.fill(".pane-points input.filter", "!ONLINE")
+        page.wait_for_selector(f"{SHOWN}:text-is('0 shown')")
+        _set_ai(site, lambda index: index + 7000, flags={600: 0x00})
+        page.wait_for_selector(f"{SHOWN}:text-is('1 shown')", timeout=WAIT_MS)
+        assert page.locator(ROW_IN_VIEW).count() == 1
+        assert page.inner_text(f"{ROW_IN_VIEW} span:nth-child(2)") == "600"
+    finally:
+        # Back as site.py made them, seen by the master before the next test reads values.
+        _set_ai(site, lambda index: index, flags={600: 0x01})
+        page.click(".segments button[data-type='ai']")
+        page.fill(".pane-points input.filter", "600")
+        page.wait_for_function(
+            f"() => document.querySelector('{ROW_IN_VIEW} span:nth-child(4)')?.textContent"
+            " === '600'",
+            timeout=WAIT_MS,
+        )
     watched.assert_clean()

@@ -46,6 +46,7 @@ export function station(name) {
       name,
       points: new Map(), // "ai:5" -> row
       keys: 0, // bumped when a point is added or removed
+      marks: 0, // bumped when a point's flags, or whether it is reported, change (what filters test)
       events: [], // oldest first
       frames: [], // oldest first
       counts: Object.fromEntries(OUTCOMES.map((o) => [o, 0])),
@@ -111,8 +112,10 @@ function rowFor(s, type, index) {
   return row;
 }
 
+// Takes a reported value into its row; true when its flags or its being reported changed.
 function take(row, obj, seen) {
-  const changed = row.reported && (row.value !== obj.value || String(row.flags) !== String(obj.flags));
+  const marked = !row.reported || String(row.flags) !== String(obj.flags);
+  const changed = row.reported && (row.value !== obj.value || marked);
   row.reported = true;
   row.value = obj.value;
   row.flags = obj.flags;
@@ -123,6 +126,7 @@ function take(row, obj, seen) {
   row.seen = seen;
   if (obj.name && !row.name) row.name = obj.name;
   if (changed) row.changed = seen;
+  return marked;
 }
 
 // `values` as read: the store is replaced (points of the profile stay, unreported).
@@ -179,7 +183,7 @@ export function applyObjects(name, objects, source) {
   for (const obj of objects) {
     if (obj.type === null || obj.index === null) continue;
     const row = rowFor(s, obj.type, obj.index);
-    take(row, obj, now);
+    if (take(row, obj, now)) s.marks += 1;
     changed.push(row.key);
     if (obj.event) {
       s.events.push({ ...obj, received: now, source });
