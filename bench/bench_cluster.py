@@ -7,7 +7,9 @@ them changing an analog every second; a nats-server; two ``gridwire worker``s an
 Figures over a window of ``GRIDWIRE_BENCH_CLUSTER_WINDOW`` seconds (60): polls done and
 missed, CPU per poll, memory per outstation, time to connect all, ``status`` time. Then
 the cluster is stopped and opendnp3's master (in two processes) polls the same fleet the
-same way for the same window: its CPU per poll beside ours.
+same way for the same window: its CPU per poll beside ours. With
+``GRIDWIRE_BENCH_CLUSTER_SINGLE=1`` one ``gridwire console`` (no cluster) polls the same fleet
+too (outstations added 200 at a time), for where one process is the better choice.
 """
 
 from __future__ import annotations
@@ -135,48 +137,96 @@ def cluster_phase(count: int, window: float, port_files: list[Path]) -> dict[str
         http = stack.enter_context(httpx.Client(base_url=f"http://127.0.0.1:{port}"))
         started = time.monotonic()
         asyncio.run(_put_configs(server.url, ports))
-        connected = 0
-        while time.monotonic() - started < 600:
-            _, status = _status(http)
-            connected = sum(1 for o in status.get("outstations", []) if o.get("connected"))
-            if connected >= count:
-                break
-            time.sleep(2.0)
-        figures["connect_all_s"] = time.monotonic() - started
-        figures["connected"] = connected
-        time.sleep(2 * INTERVAL)  # startup integrity polls and the first event polls past
-        cpu0 = [_cpu(w.proc.pid) for w in workers]
-        front0 = _cpu(front.proc.pid)
-        _, before = _status(http)
-        t0 = time.monotonic()
-        times = []
-        while time.monotonic() - t0 < window:
-            time.sleep(window / 6)
-            ms, _ = _status(http)
-            times.append(ms)
-        _, after = _status(http)
-        elapsed = time.monotonic() - t0
-        cpu = sum(_cpu(w.proc.pid) for w in workers) - sum(cpu0)
-        done0, failed0 = _completed(before)
-        done1, failed1 = _completed(after)
-        polls = done1 - done0
-        expected = count * elapsed / INTERVAL
-        held = [w.get("held", 0) for w in after.get("workers", [])]
-        rss = [_rss_mib(w.proc.pid) for w in workers]
-        figures.update(
-            polls=polls,
-            expected=int(expected),
-            missed=max(0, int(expected - polls)),
-            failed=failed1 - failed0,
-            cpu_per_poll_us=cpu / max(polls, 1) * 1e6,
-            cpu_share=cpu / elapsed,
-            front_cpu_share=(_cpu(front.proc.pid) - front0) / elapsed,
-            kib_per_outstation=(sum(rss) - sum(empty)) * 1024 / max(sum(held), 1),
-            held=held,
-            status_ms_median=statistics.median(times) if times else 0.0,
-            status_ms_max=max(times) if times else 0.0,
-        )
+        figures.update(_measure(http, count, window, started, workers, front, empty))
     return figures
+
+
+def _measure(
+    http: httpx.Client,
+    count: int,
+    window: float,
+    started: float,
+    pollers: list[Any],
+    front: Any,
+    empty: list[float],
+) -> dict[str, Any]:
+    """Wait until every outstation is connected, then count polls, CPU and memory of the
+    ``pollers`` (processes) over ``window`` seconds, with ``status`` every window/6."""
+    figures: dict[str, Any] = {}
+    connected = 0
+    while time.monotonic() - started < 600:
+        _, status = _status(http)
+        connected = sum(1 for o in status.get("outstations", []) if o.get("connected"))
+        if connected >= count:
+            break
+        time.sleep(2.0)
+    figures["connect_all_s"] = time.monotonic() - started
+    figures["connected"] = connected
+    time.sleep(2 * INTERVAL)  # startup integrity polls and the first event polls past
+    cpu0 = [_cpu(p.proc.pid) for p in pollers]
+    front0 = _cpu(front.proc.pid) if front is not None else 0.0
+    _, before = _status(http)
+    t0 = time.monotonic()
+    times = []
+    while time.monotonic() - t0 < window:
+        time.sleep(window / 6)
+        ms, _ = _status(http)
+        times.append(ms)
+    _, after = _status(http)
+    elapsed = time.monotonic() - t0
+    cpu = sum(_cpu(p.proc.pid) for p in pollers) - sum(cpu0)
+    done0, failed0 = _completed(before)
+    done1, failed1 = _completed(after)
+    polls = done1 - done0
+    expected = count * elapsed / INTERVAL
+    held = [w.get("held", 0) for w in after.get("workers", [])] or [connected]
+    rss = [_rss_mib(p.proc.pid) for p in pollers]
+    figures.update(
+        polls=polls,
+        expected=int(expected),
+        missed=max(0, int(expected - polls)),
+        failed=failed1 - failed0,
+        cpu_per_poll_us=cpu / max(polls, 1) * 1e6,
+        cpu_share=cpu / elapsed,
+        front_cpu_share=(_cpu(front.proc.pid) - front0) / elapsed if front is not None else 0.0,
+        kib_per_outstation=(sum(rss) - sum(empty)) * 1024 / max(sum(held), 1),
+        held=held,
+        status_ms_median=statistics.median(times) if times else 0.0,
+        status_ms_max=max(times) if times else 0.0,
+    )
+    return figures
+
+
+def single_phase(count: int, window: float, port_files: list[Path]) -> dict[str, Any]:
+    """The same fleet polled by one ``gridwire console`` process, no cluster."""
+    ports = [p for f in port_files for p in json.loads(f.read_text())]
+    with ExitStack() as stack, tempfile.TemporaryDirectory() as folder:
+        config = Path(folder) / "fleet.json"
+        outstations = [
+            {"name": f"o{i}", "host": "127.0.0.1", "port": p, "event_interval": INTERVAL}
+            for i, p in enumerate(ports)
+        ]
+        config.write_text(json.dumps({"outstations": [], "log_level": "WARNING"}))
+        port = front_port()
+        console = stack.enter_context(
+            gridwire_process(
+                ["console", "--config", str(config), "--no-token", "--bind", f"127.0.0.1:{port}"]
+            )
+        )
+        console.wait_for("gridwire console", within=60)
+        time.sleep(1.0)
+        empty = [_rss_mib(console.proc.pid)]
+        http = stack.enter_context(httpx.Client(base_url=f"http://127.0.0.1:{port}"))
+        started = time.monotonic()
+
+        async def add_all() -> None:
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=600) as c:
+                for start in range(0, len(outstations), 200):
+                    batch = outstations[start : start + 200]
+                    await asyncio.gather(*(c.post("/api/add", json=o) for o in batch))
+
+        asyncio.run(add_all())
+        return _measure(http, count, window, started, [console], None, empty)
 
 
 def opendnp3_phase(window: float, port_files: list[Path]) -> dict[str, Any]:
@@ -234,6 +284,9 @@ def main() -> None:
     with ExitStack() as stack, tempfile.TemporaryDirectory() as folder:
         port_files = _fleet(stack, count, Path(folder))
         ours = cluster_phase(count, window, port_files)
+        single = None
+        if os.environ.get("GRIDWIRE_BENCH_CLUSTER_SINGLE"):
+            single = single_phase(count, window, port_files)
         theirs = opendnp3_phase(window, port_files)
     print(f"   {count} opendnp3 outstations, event poll every {INTERVAL:g} s, window {window:g} s")
     print(f"   {'':34}{'gridwire cluster':>20}{'opendnp3 master':>18}")
@@ -261,6 +314,14 @@ def main() -> None:
     ]
     for label, a, b in rows:
         print(f"   {label:34}{a:>20}{b:>18}")
+    if single is not None:
+        print(
+            f"   one gridwire process, same fleet: {single['polls']} polls "
+            f"({single['expected']} expected, {single['missed']} missed), CPU per poll "
+            f"{single['cpu_per_poll_us']:.0f} us ({single['cpu_share']:.2f} cores), "
+            f"{single['kib_per_outstation']:.0f} KiB per outstation, all connected in "
+            f"{single['connect_all_s']:.1f} s, status {single['status_ms_median']:.0f} ms"
+        )
 
 
 if __name__ == "__main__":

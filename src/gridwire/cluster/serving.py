@@ -150,6 +150,12 @@ class WorkerServer:
 
     async def _forward(self) -> None:
         """Publish the master's updates (batched, one JSON line each) while wanted."""
+        try:
+            await self._forwarding_updates()
+        except Exception:
+            log.exception("worker %s: forwarding events failed", self.worker.id)
+
+    async def _forwarding_updates(self) -> None:
         subject = self.worker.subjects.events(self.worker.id)
         subscriber = self.worker.master.bus.subscribe()
         try:

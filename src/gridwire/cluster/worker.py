@@ -24,7 +24,7 @@ import orjson
 
 from gridwire.cluster.holdings import Held, Holdings
 from gridwire.cluster.journals import ClusterJournals
-from gridwire.cluster.lease import LeaseLost, WorkerLease, live_workers
+from gridwire.cluster.lease import WorkerLease, live_workers
 from gridwire.cluster.mirror import Mirror
 from gridwire.cluster.store import Buckets, Subjects, name_of_key
 from gridwire.dnp3.app.functions import FunctionCode
@@ -36,7 +36,9 @@ from gridwire.operations.encoding import encode
 log = logging.getLogger("gridwire.cluster")
 
 CONNECTING = 256
-"""Outstations a worker connects to at once when it takes many."""
+"""Outstations a worker takes, and connects to, at once when it takes many."""
+SLACK = 50
+"""A worker gives back only what exceeds its share by more than 1/SLACK of it (churn)."""
 
 
 class Worker:
@@ -92,7 +94,7 @@ class Worker:
         await self.configs.synced.wait()
         await self.lease_entries.synced.wait()
         loops = [
-            asyncio.create_task(self._renewing()),
+            asyncio.create_task(self._watching()),
             asyncio.create_task(self._scanning()),
         ]
         try:
@@ -118,20 +120,21 @@ class Worker:
         await self.configs.close()
         await self.lease_entries.close()
 
-    async def _renewing(self) -> None:
+    async def _watching(self) -> None:
+        """When the lease ended (the renewer says so, or its time passed): every outstation
+        dropped, then a new epoch (D162)."""
         while True:
-            await asyncio.sleep(self.ttl / 3)
-            try:
-                await self.lease.renew()
-            except LeaseLost as exc:
-                log.warning("%s: every outstation dropped", exc)
+            await asyncio.sleep(0.25)
+            if self.lease.valid():
+                continue
+            if self.holdings.held:
+                log.warning("worker %s: lease lapsed: every outstation dropped", self.id)
                 self.drop_all()
-                with contextlib.suppress(Exception):
-                    await self.lease.start()
+            try:
+                await self.lease.start()
             except Exception as exc:
-                log.warning("worker %s: renewing the lease failed: %s", self.id, exc)
-                if not self.lease.valid():
-                    self.drop_all()
+                log.warning("worker %s: a new lease cannot be taken: %s", self.id, exc)
+                await asyncio.sleep(1.0)
 
     async def _scanning(self) -> None:
         while True:
@@ -146,27 +149,38 @@ class Worker:
     # --- taking and giving back ----------------------------------------------------------
 
     def share(self) -> int:
-        """How many outstations this worker should hold now."""
-        workers = max(1, len(self.live))
-        return min(self.capacity, math.ceil(len(self.configs.entries) / workers))
+        """How many outstations this worker should hold now: an even share of them among
+        the live workers, those whose capacity is below it holding their capacity."""
+        capacities = sorted(_capacity(info, self.capacity) for _, info in self.live.values())
+        left, workers = len(self.configs.entries), max(1, len(capacities))
+        for taken, capacity in enumerate(capacities):
+            even = math.ceil(left / (workers - taken))
+            if capacity >= even:
+                return min(self.capacity, even)
+            left -= capacity
+        return self.capacity if capacities else min(self.capacity, left)
 
     async def scan(self) -> None:
         if not self.lease.valid():
             self.drop_all()
             return
         self.live = await live_workers(self.buckets.workers)
-        self.live.setdefault(self.id, (self.lease.epoch, {}))
+        self.live[self.id] = (self.lease.epoch, self._info())
         share = self.share()
         held = len(self.holdings)
-        if held > share:
+        if held > share + share // SLACK:
             for key in list(self.holdings.held)[share:]:
                 self.spawn(self._give_back(key))
         elif held < share:
-            for key, revision in self._free()[: share - held]:
-                name = name_of_key(key)
-                got = await self.holdings.take(key, name, revision)
-                if got is not None:
-                    self.spawn(self._connect(key, got))
+            free = self._free()[: share - held]
+            for start in range(0, len(free), CONNECTING):
+                batch = free[start : start + CONNECTING]
+                taken = await asyncio.gather(
+                    *(self.holdings.take(key, name_of_key(key), rev) for key, rev in batch)
+                )
+                for (key, _), got in zip(batch, taken, strict=True):
+                    if got is not None:
+                        self.spawn(self._connect(key, got))
 
     def _free(self) -> list[tuple[str, int | None]]:
         """Outstations no live lease holds: (key, revision of a lapsed lease or None)."""
@@ -241,6 +255,11 @@ class Worker:
         if holder is not None and holder[0] != self.id:
             log.warning("worker %s: outstation %s taken by %s", self.id, held.name, holder[0])
             self.drop(held.name)
+
+
+def _capacity(info: dict[str, object], default: int) -> int:
+    value = info.get("capacity", default)
+    return value if isinstance(value, int) and value > 0 else default
 
 
 def _holder(value: bytes) -> tuple[str, int] | None:

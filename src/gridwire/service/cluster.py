@@ -23,6 +23,7 @@ from nats.aio.client import Client
 from gridwire.cluster.front import ClusterDispatcher, EventRelay, put_configured
 from gridwire.cluster.journals import ClusterJournals
 from gridwire.cluster.mirror import Mirror
+from gridwire.cluster.renewer import Renewer
 from gridwire.cluster.serving import WorkerServer
 from gridwire.cluster.settings import ClusterSettings
 from gridwire.cluster.store import Buckets, Subjects, connect, open_buckets
@@ -156,6 +157,9 @@ async def run_worker(
             worker = Worker(wid, master, buckets, Subjects(settings.prefix), capacity, journals)
             server = WorkerServer(nc, worker, service.dispatcher)
             await server.start()
+            renewer = Renewer(worker.lease, settings, f"{settings.prefix}-workers")
+            renewer.start()
+            stack.callback(renewer.stop)
             control = "control allowed" if config.allow_control else "read-only"
             announce(
                 f"gridwire worker {wid} ({control}): capacity {capacity}, lease "
