@@ -48,6 +48,7 @@ class WorkerServer:
         self._subs: list[Subscription] = []
         self._want_until = 0.0
         self._forwarding: asyncio.Task[None] | None = None
+        self._building: asyncio.Future[bytes] | None = None
 
     async def start(self) -> None:
         subjects, wid = self.worker.subjects, self.worker.id
@@ -133,7 +134,11 @@ class WorkerServer:
         await msg.respond(body)
 
     async def _status(self, msg: Msg) -> None:
-        status = await encode(self.worker.master.status())
+        # One status at a time: requests that come while one is built share it (a busy
+        # worker would otherwise pile them up, each costing as much as the first).
+        if self._building is None or self._building.done():
+            self._building = asyncio.ensure_future(encode(self.worker.master.status()))
+        status = await asyncio.shield(self._building)
         info = dumps(
             {
                 "worker": self.worker.id,

@@ -68,12 +68,14 @@ class Worker:
         self.live: dict[str, tuple[int, dict[str, object]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._connecting = asyncio.Semaphore(CONNECTING)
+        self.connected = 0  # of the outstations held, at the last scan (the workers bucket says)
         master.command_fence(self._fence)
 
     def _info(self) -> dict[str, object]:
         return {
             "capacity": self.capacity,
             "held": len(self.holdings),
+            "connected": self.connected,
             "allow_control": self.master.allow_control,
         }
 
@@ -166,6 +168,9 @@ class Worker:
             return
         self.live = await live_workers(self.buckets.workers)
         self.live[self.id] = (self.lease.epoch, self._info())
+        self.connected = sum(
+            1 for held in list(self.holdings.held.values()) if self._is_connected(held.name)
+        )
         share = self.share()
         held = len(self.holdings)
         if held > share + share // SLACK:
@@ -192,7 +197,7 @@ class Worker:
             if entry is None:
                 free.append((key, None))
                 continue
-            holder = _holder(entry[0])
+            holder = holder_of(entry[0])
             if holder is None or self.live.get(holder[0], (None,))[0] != holder[1]:
                 free.append((key, entry[1]))
         random.shuffle(free)  # workers taking at once mostly try different ones
@@ -232,6 +237,12 @@ class Worker:
         with contextlib.suppress(OperationError):
             await self.master.remove(name)
 
+    def _is_connected(self, name: str) -> bool:
+        try:
+            return self.master.connected(name)
+        except OperationError:
+            return False
+
     def drop(self, name: str) -> None:
         """Close and forget outstation ``name`` now (its lease is not ours)."""
         for key, held in list(self.holdings.held.items()):
@@ -251,7 +262,7 @@ class Worker:
         held = self.holdings.held.get(key)
         if held is None or value is None:
             return
-        holder = _holder(value)
+        holder = holder_of(value)
         if holder is not None and holder[0] != self.id:
             log.warning("worker %s: outstation %s taken by %s", self.id, held.name, holder[0])
             self.drop(held.name)
@@ -262,7 +273,7 @@ def _capacity(info: dict[str, object], default: int) -> int:
     return value if isinstance(value, int) and value > 0 else default
 
 
-def _holder(value: bytes) -> tuple[str, int] | None:
+def holder_of(value: bytes) -> tuple[str, int] | None:
     try:
         data = orjson.loads(value)
         return str(data["worker"]), int(data["epoch"])

@@ -97,12 +97,13 @@ async def open_front(
     )
     subjects = Subjects(settings.prefix)
     async with _cluster(settings, "gridwire front") as (nc, buckets):
-        configs = Mirror(buckets.outstations)
+        configs, leases = Mirror(buckets.outstations), Mirror(buckets.leases)
         configs.start()
+        leases.start()
         relay = EventRelay(nc, subjects, service.context)
         await relay.start()
         service.dispatcher = ClusterDispatcher(
-            service.table, service.context, nc, buckets, subjects, configs
+            service.table, service.context, nc, buckets, subjects, configs, leases
         )
         await put_configured(buckets, config.outstations)
         if announce is not None:
@@ -112,6 +113,7 @@ async def open_front(
         finally:
             relay.close()
             await configs.close()
+            await leases.close()
             await master.close()
 
 
