@@ -100,7 +100,9 @@ class WorkerServer:
                 return
         answer = await self.dispatcher.message(message)
         if message.get("op") == "remove" and answer.ok:
-            await self.worker.holdings.release(outstation_key(name))
+            # Forgotten, its lease entry kept (naming this live worker, so nobody takes it)
+            # until the front deletes the settings and then the lease.
+            self.worker.holdings.forget(outstation_key(name))
         await msg.respond(answer.body)
 
     def _commands(self, message: dict[str, Any]) -> bool:

@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from nats.aio.client import Client
 
@@ -40,7 +41,7 @@ log = logging.getLogger("gridwire.cluster")
 Announce = Callable[[str], None]
 
 
-def _callbacks(who: str) -> dict[str, object]:
+def _callbacks(who: str) -> dict[str, Any]:
     async def disconnected() -> None:
         log.warning("%s: NATS connection lost, reconnecting", who)
 
