@@ -36,6 +36,7 @@ from gridwire.cluster.store import outstation_key
 
 HERE = Path(__file__).parent
 INTERVAL = 5.0
+_NOT_FAILED = ("complete", "unsolicited", "held", "connected")
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -100,17 +101,22 @@ async def _put_configs(url: str, ports: list[int]) -> None:
         await nc.close()
 
 
-def _connected(url: str) -> int:
-    """Outstations connected, as the workers say in their entries (no load on them)."""
+def _workers_say(url: str) -> dict[str, int]:
+    """Outstations held and connected and exchanges by outcome, summed over the workers'
+    entries (no load on the workers: they write them every third of the lease)."""
 
-    async def ask() -> int:
+    async def ask() -> dict[str, int]:
         nc = await nats.connect(url)
         try:
             kv = await nc.jetstream().key_value("gridwire-workers")
-            total = 0
+            total: dict[str, int] = {}
             for key in await kv.keys():
                 entry = await kv.get(key)
-                total += int(json.loads(entry.value or b"{}").get("connected", 0))
+                info = json.loads(entry.value or b"{}")
+                counts = {"held": info.get("held", 0), "connected": info.get("connected", 0)}
+                counts.update(info.get("exchanges", {}))
+                for name, value in counts.items():
+                    total[name] = total.get(name, 0) + int(value)
             return total
         finally:
             await nc.close()
@@ -158,7 +164,15 @@ def cluster_phase(count: int, window: float, port_files: list[Path]) -> dict[str
         asyncio.run(_put_configs(server.url, ports))
         figures.update(
             _measure(
-                http, count, window, started, workers, front, empty, lambda: _connected(server.url)
+                http,
+                count,
+                window,
+                started,
+                workers,
+                front,
+                empty,
+                lambda: _workers_say(server.url).get("connected", 0),
+                lambda: _workers_say(server.url),
             )
         )
     return figures
@@ -173,6 +187,7 @@ def _measure(
     front: Any,
     empty: list[float],
     progress: Callable[[], int],
+    tally: Callable[[], dict[str, int]] | None = None,
 ) -> dict[str, Any]:
     """Wait until every outstation is connected (``progress()`` says how many are), then
     count polls, CPU and memory of the ``pollers`` (processes) over ``window`` seconds, with
@@ -190,20 +205,27 @@ def _measure(
     cpu0 = [_cpu(p.proc.pid) for p in pollers]
     front0 = _cpu(front.proc.pid) if front is not None else 0.0
     _, before = _status(http)
+    told0 = tally() if tally is not None else {}
     t0 = time.monotonic()
-    times = []
+    times, unanswered = [], 0
     while time.monotonic() - t0 < window:
         time.sleep(window / 6)
-        ms, _ = _status(http)
+        ms, status = _status(http)
         times.append(ms)
+        unanswered = max(unanswered, len(status.get("not_answered", [])))
     _, after = _status(http)
+    told1 = tally() if tally is not None else {}
     elapsed = time.monotonic() - t0
     cpu = sum(_cpu(p.proc.pid) for p in pollers) - sum(cpu0)
     done0, failed0 = _completed(before)
     done1, failed1 = _completed(after)
+    if tally is not None:  # the workers' own counts (their status may not come in time)
+        done0, done1 = told0.get("complete", 0), told1.get("complete", 0)
+        failed0 = sum(v for k, v in told0.items() if k not in _NOT_FAILED)
+        failed1 = sum(v for k, v in told1.items() if k not in _NOT_FAILED)
     polls = done1 - done0
     expected = count * elapsed / INTERVAL
-    held = [w.get("held", 0) for w in after.get("workers", [])] or [connected]
+    held = [w.get("held", 0) for w in after.get("workers", [])] or [told1.get("held", connected)]
     rss = [_rss_mib(p.proc.pid) for p in pollers]
     figures.update(
         polls=polls,
@@ -217,6 +239,7 @@ def _measure(
         held=held,
         status_ms_median=statistics.median(times) if times else 0.0,
         status_ms_max=max(times) if times else 0.0,
+        status_unanswered=unanswered,
     )
     return figures
 
@@ -337,7 +360,8 @@ def main() -> None:
         ("time to connect all", f"{ours['connect_all_s']:.1f} s ({ours['connected']})", "-"),
         (
             "status (median / max)",
-            f"{ours['status_ms_median']:.0f} / {ours['status_ms_max']:.0f} ms",
+            f"{ours['status_ms_median']:.0f} / {ours['status_ms_max']:.0f} ms"
+            + (f", {ours['status_unanswered']} late" if ours["status_unanswered"] else ""),
             "-",
         ),
         ("held by each worker", str(ours["held"]), "-"),

@@ -42,7 +42,7 @@ from gridwire.operations.encoding import dumps
 
 log = logging.getLogger("gridwire.cluster")
 
-STATUS_WAIT = 2.0
+STATUS_WAIT = 5.0
 """Seconds ``status`` waits for the workers' answers; those that did not answer are named."""
 LOCAL = frozenset({"stop", "checks"})
 _raw: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("gridwire_cluster_raw")

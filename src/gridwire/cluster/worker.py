@@ -17,6 +17,7 @@ import contextlib
 import logging
 import math
 import random
+from collections import Counter
 from collections.abc import Awaitable
 from typing import Any
 
@@ -68,7 +69,10 @@ class Worker:
         self.live: dict[str, tuple[int, dict[str, object]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._connecting = asyncio.Semaphore(CONNECTING)
-        self.connected = 0  # of the outstations held, at the last scan (the workers bucket says)
+        # Of the outstations held, at the last scan (the workers bucket says): how many are
+        # connected, and their exchanges by outcome since each was taken.
+        self.connected = 0
+        self.exchanges: dict[str, int] = {}
         master.command_fence(self._fence)
 
     def _info(self) -> dict[str, object]:
@@ -76,6 +80,7 @@ class Worker:
             "capacity": self.capacity,
             "held": len(self.holdings),
             "connected": self.connected,
+            "exchanges": self.exchanges,
             "allow_control": self.master.allow_control,
         }
 
@@ -168,9 +173,7 @@ class Worker:
             return
         self.live = await live_workers(self.buckets.workers)
         self.live[self.id] = (self.lease.epoch, self._info())
-        self.connected = sum(
-            1 for held in list(self.holdings.held.values()) if self._is_connected(held.name)
-        )
+        self._count()
         share = self.share()
         held = len(self.holdings)
         if held > share + share // SLACK:
@@ -237,11 +240,16 @@ class Worker:
         with contextlib.suppress(OperationError):
             await self.master.remove(name)
 
-    def _is_connected(self, name: str) -> bool:
-        try:
-            return self.master.connected(name)
-        except OperationError:
-            return False
+    def _count(self) -> None:
+        connected, exchanges = 0, Counter[str]()
+        for held in list(self.holdings.held.values()):
+            try:
+                session = self.master.session(held.name)
+            except OperationError:
+                continue
+            connected += session.connected
+            exchanges.update(session.counts)
+        self.connected, self.exchanges = connected, dict(exchanges)
 
     def drop(self, name: str) -> None:
         """Close and forget outstation ``name`` now (its lease is not ours)."""
