@@ -2,7 +2,7 @@
 worker whose lease lapsed from commanding anything (D162, D163).
 
 The entry ``w.<worker>`` lives ``ttl`` seconds unrenewed; its first revision is the worker's
-*epoch*, which every outstation lease it takes names. The worker renews it every third of
+*epoch*, which every outstation lease it takes names. The worker renews it every fifth of
 the TTL, and counts its lease as held until ``sent + ttl * SAFE`` on its own monotonic clock,
 where ``sent`` is when the last successful renewal was *sent*: the server's TTL runs from
 when it *stored* that renewal, later, so the worker always believes its lease gone before

@@ -23,9 +23,12 @@ from gridwire.cluster.store import connect
 
 log = logging.getLogger("gridwire.cluster")
 
+TRIES = 5
+"""Renewals per TTL: with the local deadline at 0.8 of it, three may fail in a row."""
+
 
 class Renewer:
-    """A daemon thread renewing ``lease`` every third of its TTL until :meth:`stop`."""
+    """A daemon thread renewing ``lease`` every fifth of its TTL until :meth:`stop`."""
 
     def __init__(self, lease: WorkerLease, settings: ClusterSettings, bucket: str) -> None:
         self.lease = lease
@@ -50,8 +53,11 @@ class Renewer:
             try:
                 if nc is None:
                     nc = await connect(self.settings, f"{self.lease.worker} lease")
-                    kv: KeyValue = await nc.jetstream().key_value(self.bucket)
-                await self._sleep(self.lease.ttl / 3)
+                    # Each attempt given up after one period, so that a slow one does not
+                    # hold back the next (there are several before the deadline).
+                    js = nc.jetstream(timeout=self.lease.ttl / TRIES)
+                    kv: KeyValue = await js.key_value(self.bucket)
+                await self._sleep(self.lease.ttl / TRIES)
                 if self.lease.epoch:
                     await self.lease.renew(kv)
             except LeaseLost as exc:

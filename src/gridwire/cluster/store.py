@@ -6,7 +6,7 @@ Buckets (``<prefix>`` is ``gridwire`` unless set):
 - ``<prefix>-outstations``: an outstation's settings (JSON), under its key; ``add`` writes,
   ``remove`` deletes. No TTL: it lasts until removed.
 - ``<prefix>-workers``: one entry per live worker, TTL the lease time, renewed by the worker
-  every third of it. Its first revision is the worker's *epoch*.
+  every fifth of it. Its first revision is the worker's *epoch*.
 - ``<prefix>-leases``: which worker holds an outstation (``{"worker", "epoch"}``), written by
   compare-and-set; valid only while the worker's entry lives with that epoch. Its revision
   is the lease's fencing token.
@@ -34,6 +34,9 @@ from nats.js.kv import KeyValue
 from gridwire.cluster.settings import ClusterSettings
 from gridwire.errors import ConfigError
 
+JS_TIMEOUT = 10.0
+"""Seconds a JetStream request (a KV read or write) may take: a worker busy polling
+thousands of outstations reads the answer late, and nats-py's 5 s gave up too soon."""
 START_WAIT = 10.0
 """Seconds a worker or front tries to reach NATS at start before it gives up."""
 _PLAIN = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -130,7 +133,7 @@ async def connect(
 async def open_buckets(nc: Client, settings: ClusterSettings) -> Buckets:
     """The cluster's buckets, created when missing (the first process creates them with its
     ``lease``; the bucket's TTL is the cluster's lease time from then on)."""
-    js = nc.jetstream()
+    js = nc.jetstream(timeout=JS_TIMEOUT)
     prefix = settings.prefix
     copies = settings.replicas
     outstations = await _bucket(js, f"{prefix}-outstations", 0, copies)

@@ -38,6 +38,9 @@ log = logging.getLogger("gridwire.cluster")
 
 CONNECTING = 256
 """Outstations a worker takes, and connects to, at once when it takes many."""
+TAKE_PER_SCAN = 1000
+"""Outstations a worker takes at most per scan: thousands come in steps, not one storm
+(a storm of takes and connections starved the lease's renewals on a loaded machine)."""
 SLACK = 50
 """A worker gives back only what exceeds its share by more than 1/SLACK of it (churn)."""
 
@@ -171,16 +174,19 @@ class Worker:
         if not self.lease.valid():
             self.drop_all()
             return
-        self.live = await live_workers(self.buckets.workers)
-        self.live[self.id] = (self.lease.epoch, self._info())
         self._count()
+        try:
+            self.live = await live_workers(self.buckets.workers)
+        except Exception as exc:  # a loaded cluster: the workers seen last time still stand
+            log.warning("worker %s: the live workers cannot be read now: %s", self.id, exc)
+        self.live[self.id] = (self.lease.epoch, self._info())
         share = self.share()
         held = len(self.holdings)
         if held > share + share // SLACK:
             for key in list(self.holdings.held)[share:]:
                 self.spawn(self._give_back(key))
         elif held < share:
-            free = self._free()[: share - held]
+            free = self._free()[: min(share - held, TAKE_PER_SCAN)]
             for start in range(0, len(free), CONNECTING):
                 batch = free[start : start + CONNECTING]
                 taken = await asyncio.gather(
