@@ -29,7 +29,7 @@ from gridwire.cluster.lease import WorkerLease, live_workers
 from gridwire.cluster.mirror import Mirror
 from gridwire.cluster.store import Buckets, Subjects, name_of_key
 from gridwire.dnp3.app.functions import FunctionCode
-from gridwire.errors import OperationError
+from gridwire.errors import Conflict, OperationError
 from gridwire.master import Master, OutstationSettings
 from gridwire.operations.dispatch import error_body
 from gridwire.operations.encoding import encode
@@ -224,7 +224,11 @@ class Worker:
                 settings = OutstationSettings.model_validate_json(config[0])
                 if self.journals is not None:  # what a lost worker's evaluation changed
                     await self.journals.fetch(settings)
-                status = await self.master.add(settings)
+                try:
+                    status = await self.master.add(settings)
+                except Conflict:  # dropped a moment ago and not yet removed: start afresh
+                    await self._remove(settings.name)
+                    status = await self.master.add(settings)
                 body = b'{"id":null,"ok":true,"result":' + await encode(status) + b"}"
             except OperationError as exc:
                 body = error_body(exc.kind, str(exc))
