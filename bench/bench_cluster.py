@@ -7,7 +7,9 @@ them changing an analog every second; a nats-server; two ``gridwire worker``s an
 Figures over a window of ``GRIDWIRE_BENCH_CLUSTER_WINDOW`` seconds (60): polls done and
 missed, CPU per poll, memory per outstation, time to connect all, ``status`` time. Then
 the cluster is stopped and opendnp3's master (in two processes) polls the same fleet the
-same way for the same window: its CPU per poll beside ours.
+same way for the same window: its CPU per poll beside ours. With
+``GRIDWIRE_BENCH_CLUSTER_SINGLE=1`` one ``gridwire console`` (no cluster) polls the same fleet
+too (outstations added 200 at a time), for where one process is the better choice.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -33,6 +36,7 @@ from gridwire.cluster.store import outstation_key
 
 HERE = Path(__file__).parent
 INTERVAL = 5.0
+_NOT_FAILED = ("complete", "unsolicited", "held", "connected")
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -97,6 +101,29 @@ async def _put_configs(url: str, ports: list[int]) -> None:
         await nc.close()
 
 
+def _workers_say(url: str) -> dict[str, int]:
+    """Outstations held and connected and exchanges by outcome, summed over the workers'
+    entries (no load on the workers: they write them every third of the lease)."""
+
+    async def ask() -> dict[str, int]:
+        nc = await nats.connect(url)
+        try:
+            kv = await nc.jetstream().key_value("gridwire-workers")
+            total: dict[str, int] = {}
+            for key in await kv.keys():
+                entry = await kv.get(key)
+                info = json.loads(entry.value or b"{}")
+                counts = {"held": info.get("held", 0), "connected": info.get("connected", 0)}
+                counts.update(info.get("exchanges", {}))
+                for name, value in counts.items():
+                    total[name] = total.get(name, 0) + int(value)
+            return total
+        finally:
+            await nc.close()
+
+    return asyncio.run(ask())
+
+
 def _status(http: httpx.Client) -> tuple[float, dict[str, Any]]:
     started = time.perf_counter()
     answer = http.post("/api/status", json={}, timeout=120).json()
@@ -135,48 +162,124 @@ def cluster_phase(count: int, window: float, port_files: list[Path]) -> dict[str
         http = stack.enter_context(httpx.Client(base_url=f"http://127.0.0.1:{port}"))
         started = time.monotonic()
         asyncio.run(_put_configs(server.url, ports))
-        connected = 0
-        while time.monotonic() - started < 600:
-            _, status = _status(http)
-            connected = sum(1 for o in status.get("outstations", []) if o.get("connected"))
-            if connected >= count:
-                break
-            time.sleep(2.0)
-        figures["connect_all_s"] = time.monotonic() - started
-        figures["connected"] = connected
-        time.sleep(2 * INTERVAL)  # startup integrity polls and the first event polls past
-        cpu0 = [_cpu(w.proc.pid) for w in workers]
-        front0 = _cpu(front.proc.pid)
-        _, before = _status(http)
-        t0 = time.monotonic()
-        times = []
-        while time.monotonic() - t0 < window:
-            time.sleep(window / 6)
-            ms, _ = _status(http)
-            times.append(ms)
-        _, after = _status(http)
-        elapsed = time.monotonic() - t0
-        cpu = sum(_cpu(w.proc.pid) for w in workers) - sum(cpu0)
-        done0, failed0 = _completed(before)
-        done1, failed1 = _completed(after)
-        polls = done1 - done0
-        expected = count * elapsed / INTERVAL
-        held = [w.get("held", 0) for w in after.get("workers", [])]
-        rss = [_rss_mib(w.proc.pid) for w in workers]
         figures.update(
-            polls=polls,
-            expected=int(expected),
-            missed=max(0, int(expected - polls)),
-            failed=failed1 - failed0,
-            cpu_per_poll_us=cpu / max(polls, 1) * 1e6,
-            cpu_share=cpu / elapsed,
-            front_cpu_share=(_cpu(front.proc.pid) - front0) / elapsed,
-            kib_per_outstation=(sum(rss) - sum(empty)) * 1024 / max(sum(held), 1),
-            held=held,
-            status_ms_median=statistics.median(times) if times else 0.0,
-            status_ms_max=max(times) if times else 0.0,
+            _measure(
+                http,
+                count,
+                window,
+                started,
+                workers,
+                front,
+                empty,
+                lambda: _workers_say(server.url).get("connected", 0),
+                lambda: _workers_say(server.url),
+            )
         )
     return figures
+
+
+def _measure(
+    http: httpx.Client,
+    count: int,
+    window: float,
+    started: float,
+    pollers: list[Any],
+    front: Any,
+    empty: list[float],
+    progress: Callable[[], int],
+    tally: Callable[[], dict[str, int]] | None = None,
+) -> dict[str, Any]:
+    """Wait until every outstation is connected (``progress()`` says how many are), then
+    count polls, CPU and memory of the ``pollers`` (processes) over ``window`` seconds, with
+    ``status`` every window/6."""
+    figures: dict[str, Any] = {}
+    connected = 0
+    while time.monotonic() - started < 900:
+        connected = progress()
+        if connected >= count:
+            break
+        time.sleep(2.0)
+    figures["connect_all_s"] = time.monotonic() - started
+    figures["connected"] = connected
+    time.sleep(2 * INTERVAL)  # startup integrity polls and the first event polls past
+    cpu0 = [_cpu(p.proc.pid) for p in pollers]
+    front0 = _cpu(front.proc.pid) if front is not None else 0.0
+    _, before = _status(http)
+    told0 = tally() if tally is not None else {}
+    t0 = time.monotonic()
+    times, unanswered = [], 0
+    while time.monotonic() - t0 < window:
+        time.sleep(window / 6)
+        ms, status = _status(http)
+        times.append(ms)
+        unanswered = max(unanswered, len(status.get("not_answered", [])))
+    _, after = _status(http)
+    told1 = tally() if tally is not None else {}
+    elapsed = time.monotonic() - t0
+    cpu = sum(_cpu(p.proc.pid) for p in pollers) - sum(cpu0)
+    done0, failed0 = _completed(before)
+    done1, failed1 = _completed(after)
+    if tally is not None:  # the workers' own counts (their status may not come in time)
+        done0, done1 = told0.get("complete", 0), told1.get("complete", 0)
+        failed0 = sum(v for k, v in told0.items() if k not in _NOT_FAILED)
+        failed1 = sum(v for k, v in told1.items() if k not in _NOT_FAILED)
+    polls = done1 - done0
+    expected = count * elapsed / INTERVAL
+    held = [w.get("held", 0) for w in after.get("workers", [])] or [told1.get("held", connected)]
+    rss = [_rss_mib(p.proc.pid) for p in pollers]
+    figures.update(
+        polls=polls,
+        expected=int(expected),
+        missed=max(0, int(expected - polls)),
+        failed=failed1 - failed0,
+        cpu_per_poll_us=cpu / max(polls, 1) * 1e6,
+        cpu_share=cpu / elapsed,
+        front_cpu_share=(_cpu(front.proc.pid) - front0) / elapsed if front is not None else 0.0,
+        kib_per_outstation=(sum(rss) - sum(empty)) * 1024 / max(sum(held), 1),
+        held=held,
+        status_ms_median=statistics.median(times) if times else 0.0,
+        status_ms_max=max(times) if times else 0.0,
+        status_unanswered=unanswered,
+    )
+    return figures
+
+
+def single_phase(count: int, window: float, port_files: list[Path]) -> dict[str, Any]:
+    """The same fleet polled by one ``gridwire console`` process, no cluster."""
+    ports = [p for f in port_files for p in json.loads(f.read_text())]
+    with ExitStack() as stack, tempfile.TemporaryDirectory() as folder:
+        config = Path(folder) / "fleet.json"
+        outstations = [
+            {"name": f"o{i}", "host": "127.0.0.1", "port": p, "event_interval": INTERVAL}
+            for i, p in enumerate(ports)
+        ]
+        config.write_text(json.dumps({"outstations": [], "log_level": "WARNING"}))
+        port = front_port()
+        console = stack.enter_context(
+            gridwire_process(
+                ["console", "--config", str(config), "--no-token", "--bind", f"127.0.0.1:{port}"]
+            )
+        )
+        console.wait_for("gridwire console", within=60)
+        time.sleep(1.0)
+        empty = [_rss_mib(console.proc.pid)]
+        http = stack.enter_context(httpx.Client(base_url=f"http://127.0.0.1:{port}"))
+        started = time.monotonic()
+
+        async def add_all() -> None:
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=600) as c:
+                for start in range(0, len(outstations), 200):
+                    batch = outstations[start : start + 200]
+                    await asyncio.gather(*(c.post("/api/add", json=o) for o in batch))
+
+        asyncio.run(add_all())
+
+        def progress() -> int:
+            time.sleep(3.0)  # status of thousands costs the process polling them
+            _, status = _status(http)
+            return sum(1 for o in status.get("outstations", []) if o.get("connected"))
+
+        return _measure(http, count, window, started, [console], None, empty, progress)
 
 
 def opendnp3_phase(window: float, port_files: list[Path]) -> dict[str, Any]:
@@ -234,6 +337,9 @@ def main() -> None:
     with ExitStack() as stack, tempfile.TemporaryDirectory() as folder:
         port_files = _fleet(stack, count, Path(folder))
         ours = cluster_phase(count, window, port_files)
+        single = None
+        if os.environ.get("GRIDWIRE_BENCH_CLUSTER_SINGLE"):
+            single = single_phase(count, window, port_files)
         theirs = opendnp3_phase(window, port_files)
     print(f"   {count} opendnp3 outstations, event poll every {INTERVAL:g} s, window {window:g} s")
     print(f"   {'':34}{'gridwire cluster':>20}{'opendnp3 master':>18}")
@@ -254,13 +360,22 @@ def main() -> None:
         ("time to connect all", f"{ours['connect_all_s']:.1f} s ({ours['connected']})", "-"),
         (
             "status (median / max)",
-            f"{ours['status_ms_median']:.0f} / {ours['status_ms_max']:.0f} ms",
+            f"{ours['status_ms_median']:.0f} / {ours['status_ms_max']:.0f} ms"
+            + (f", {ours['status_unanswered']} late" if ours["status_unanswered"] else ""),
             "-",
         ),
         ("held by each worker", str(ours["held"]), "-"),
     ]
     for label, a, b in rows:
         print(f"   {label:34}{a:>20}{b:>18}")
+    if single is not None:
+        print(
+            f"   one gridwire process, same fleet: {single['polls']} polls "
+            f"({single['expected']} expected, {single['missed']} missed), CPU per poll "
+            f"{single['cpu_per_poll_us']:.0f} us ({single['cpu_share']:.2f} cores), "
+            f"{single['kib_per_outstation']:.0f} KiB per outstation, all connected in "
+            f"{single['connect_all_s']:.1f} s, status {single['status_ms_median']:.0f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -78,7 +78,9 @@ def test_the_marks_are_few_and_say_why() -> None:
     marked = [block for block in README_BLOCKS if block.mark]
     assert all(block.why.startswith("(") and block.why.endswith(")") for block in marked)
     skipped = [block for block in marked if block.mark == "skip"]
-    assert len(skipped) <= 7, [block.line for block in skipped]
+    # Nine: each needs what a test run has not (a head-end, a serial device, a DER, a NATS
+    # cluster beyond loopback) or runs until Ctrl-C; a tenth is a question to ask first.
+    assert len(skipped) <= 9, [block.line for block in skipped]
     assert len(PYTHON) >= 5 and len(SHELL) >= 10
 
 

@@ -10,8 +10,10 @@ import pytest
 
 from gridwire.cli import main
 from gridwire.cluster.settings import ClusterSettings
-from gridwire.cluster.store import name_of_key, outstation_key
+from gridwire.cluster.store import connect, name_of_key, open_buckets, outstation_key
 from gridwire.errors import ConfigError
+from tests.support.certs import make_pki
+from tests.support.nats import nats_server
 
 
 @pytest.mark.parametrize(
@@ -69,3 +71,43 @@ def test_a_process_refuses_to_start_unauthenticated_off_loopback(
 ) -> None:
     assert main([command, "--cluster", "nats://192.0.2.10:4222"]) == 2
     assert "off loopback needs credentials" in capsys.readouterr().err
+
+
+async def test_tls_and_credentials_reach_a_real_nats_server(tmp_path: Path) -> None:
+    """nats-server requiring mutual TLS and a user/password: our settings connect and open
+    the buckets; a wrong password or no client certificate is refused at start."""
+    pki = make_pki(tmp_path / "pki")
+    tls = [
+        "--tls",
+        "--tlscert",
+        str(pki.server.certificate),
+        "--tlskey",
+        str(pki.server.key),
+        "--tlsverify",
+        "--tlscacert",
+        str(pki.ca),
+        "--user",
+        "gw",
+        "--pass",
+        "s3cret",
+    ]
+    with nats_server(extra=tls) as server:
+        url = f"tls://127.0.0.1:{server.port}"
+        given = {
+            "tls_ca": pki.ca,
+            "tls_certificate": pki.client.certificate,
+            "tls_key": pki.client.key,
+        }
+        settings = ClusterSettings.from_url(url, user="gw", password="s3cret", **given)
+        nc = await connect(settings, "test")
+        try:
+            buckets = await open_buckets(nc, settings)
+            assert buckets.lease == settings.lease
+        finally:
+            await nc.close()
+        for wrong in (
+            ClusterSettings.from_url(url, user="gw", password="wrong", **given),
+            ClusterSettings.from_url(url, user="gw", password="s3cret", tls_ca=pki.ca),
+        ):
+            with pytest.raises(ConfigError, match="cannot connect to NATS"):
+                await connect(wrong, "test", start_wait=1.0)

@@ -32,6 +32,7 @@ from gridwire.cluster.mirror import Mirror
 from gridwire.cluster.routing import Router
 from gridwire.cluster.serving import WANT_EVERY
 from gridwire.cluster.store import Buckets, Subjects, name_of_key, outstation_key
+from gridwire.cluster.worker import holder_of
 from gridwire.errors import Conflict, ConnectionFailed
 from gridwire.master import OutstationSettings
 from gridwire.operations.context import Context
@@ -41,7 +42,7 @@ from gridwire.operations.encoding import dumps
 
 log = logging.getLogger("gridwire.cluster")
 
-STATUS_WAIT = 2.0
+STATUS_WAIT = 5.0
 """Seconds ``status`` waits for the workers' answers; those that did not answer are named."""
 LOCAL = frozenset({"stop", "checks"})
 _raw: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("gridwire_cluster_raw")
@@ -58,8 +59,10 @@ class ClusterDispatcher(Dispatcher):
         buckets: Buckets,
         subjects: Subjects,
         configs: Mirror,
+        leases: Mirror,
     ) -> None:
         super().__init__(table, context)
+        self.leases = leases
         self.nc = nc
         self.buckets = buckets
         self.subjects = subjects
@@ -146,15 +149,28 @@ class ClusterDispatcher(Dispatcher):
                     "allow_control": status.get("allow_control"),
                 }
             )
-        names = [name_of_key(key) for key in self.configs.entries]
         result = {
             "allow_control": self.context.allow_control,
             "outstations": outstations,
             "workers": workers,
             "not_answered": sorted(set(live) - set(answers)),
-            "unassigned": sorted(set(names) - seen),
+            "unassigned": self._unassigned(live, seen),
         }
         return b'{"id":' + dumps(ident) + b',"ok":true,"result":' + dumps(result) + b"}"
+
+    def _unassigned(
+        self, live: dict[str, tuple[int, dict[str, object]]], seen: set[str]
+    ) -> list[str]:
+        """The outstations added that no live worker holds (by the leases bucket)."""
+        names = []
+        for key in self.configs.entries:
+            entry = self.leases.entries.get(key)
+            holder = holder_of(entry[0]) if entry is not None else None
+            if holder is None or live.get(holder[0], (None,))[0] != holder[1]:
+                name = name_of_key(key)
+                if name not in seen:
+                    names.append(name)
+        return sorted(names)
 
     async def _gather(self, expected: set[str]) -> dict[str, dict[str, Any]]:
         answers: dict[str, dict[str, Any]] = {}

@@ -35,6 +35,8 @@ LEASE_LAPSED = "the worker's lease on outstation {name} lapsed: nothing commandi
 class Held:
     name: str
     token: int
+    epoch: int
+    """The worker's epoch it was taken under: it is held only while that epoch lasts."""
     added: asyncio.Future[bytes] = field(default_factory=asyncio.Future)
     """The envelope (JSON) of how taking it ended: its status once connected, or the error."""
 
@@ -57,7 +59,8 @@ class Holdings:
     async def take(self, key: str, name: str, revision: int | None) -> Held | None:
         """Take ``key`` by compare-and-set: over the entry at ``revision`` (a lapsed lease),
         or as a new entry (None). None when another worker was quicker."""
-        body = orjson.dumps({"worker": self.lease.worker, "epoch": self.lease.epoch})
+        epoch = self.lease.epoch
+        body = orjson.dumps({"worker": self.lease.worker, "epoch": epoch})
         try:
             if revision is None:
                 token = await self.leases.create(key, body)
@@ -65,7 +68,7 @@ class Holdings:
                 token = await self.leases.update(key, body, last=revision)
         except (KeyWrongLastSequenceError, NotFoundError):
             return None
-        held = Held(name, token)
+        held = Held(name, token, epoch)
         self.held[key] = held
         return held
 
@@ -86,8 +89,9 @@ class Holdings:
         key = outstation_key(name)
 
         def check(function: FunctionCode) -> None:
-            held = self.held.get(key)
-            if held is not None and held.name == name and self.lease.valid():
+            held, lease = self.held.get(key), self.lease
+            ours = held is not None and held.name == name and held.epoch == lease.epoch
+            if ours and lease.valid():
                 return
             log.warning("%s: %s refused", name, function.name)
             self._drop(name)
@@ -111,7 +115,7 @@ class Holdings:
             raise ConnectionFailed(
                 f"outstation {name}: its lease cannot be confirmed ({exc}); nothing was sent"
             ) from None
-        if current != held.token or not self.lease.valid():
+        if current != held.token or not self.lease.valid() or held.epoch != self.lease.epoch:
             self.forget(key)
             self._drop(name)
             raise ConnectionFailed(LEASE_LAPSED.format(name=name))

@@ -2,7 +2,7 @@
 worker whose lease lapsed from commanding anything (D162, D163).
 
 The entry ``w.<worker>`` lives ``ttl`` seconds unrenewed; its first revision is the worker's
-*epoch*, which every outstation lease it takes names. The worker renews it every third of
+*epoch*, which every outstation lease it takes names. The worker renews it every fifth of
 the TTL, and counts its lease as held until ``sent + ttl * SAFE`` on its own monotonic clock,
 where ``sent`` is when the last successful renewal was *sent*: the server's TTL runs from
 when it *stored* that renewal, later, so the worker always believes its lease gone before
@@ -15,6 +15,7 @@ each commanding request is written (:meth:`gridwire.master.Master.command_fence`
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 
@@ -52,6 +53,7 @@ class WorkerLease:
         self.epoch = 0
         self.revision = 0
         self.until = 0.0
+        self._lock = threading.Lock()  # the renewer thread writes, the loop reads
 
     def valid(self) -> bool:
         """Whether the lease is held now (no network: the local deadline)."""
@@ -67,29 +69,38 @@ class WorkerLease:
             # An entry of ours from before (a restart within the TTL): take a fresh epoch.
             await self.kv.delete(self.key)
             revision = await self.kv.create(self.key, body)
-        self.epoch = self.revision = revision
-        self.until = sent + self.ttl * SAFE
+        with self._lock:
+            self.epoch = self.revision = revision
+            self.until = sent + self.ttl * SAFE
         log.info("worker %s: lease taken, epoch %d", self.worker, revision)
         return revision
 
-    async def renew(self) -> None:
-        """Renew; LeaseLost when the entry is gone or not ours (a network error is raised
-        as it is: the lease may still be held until :meth:`valid` says not)."""
+    async def renew(self, kv: KeyValue | None = None) -> None:
+        """Renew (through ``kv``, the renewer thread's own connection to the bucket);
+        LeaseLost when the entry is gone or not ours, or the local deadline passed (the
+        epoch is 0 from then on). A network error is raised as it is: the lease may still be
+        held until :meth:`valid` says not."""
+        with self._lock:
+            epoch, revision = self.epoch, self.revision
         if not self.valid():
-            self.epoch = 0
+            self.end()
             raise LeaseLost(f"worker {self.worker}: lease not renewed within its time")
         sent = self.clock()
-        body = orjson.dumps({"worker": self.worker, "epoch": self.epoch, **self.info()})
+        body = orjson.dumps({"worker": self.worker, "epoch": epoch, **self.info()})
         try:
-            self.revision = await self.kv.update(self.key, body, last=self.revision)
+            new = await (kv or self.kv).update(self.key, body, last=revision)
         except (KeyWrongLastSequenceError, NotFoundError):
-            self.epoch = 0
+            self.end()
             raise LeaseLost(f"worker {self.worker}: lease expired or taken over") from None
-        self.until = sent + self.ttl * SAFE
+        with self._lock:
+            if self.epoch == epoch:  # not ended (or started again) meanwhile
+                self.revision = new
+                self.until = sent + self.ttl * SAFE
 
     def end(self) -> None:
-        self.epoch = 0
-        self.until = 0.0
+        with self._lock:
+            self.epoch = 0
+            self.until = 0.0
 
 
 async def live_workers(kv: KeyValue) -> dict[str, tuple[int, dict[str, object]]]:

@@ -48,6 +48,7 @@ class WorkerServer:
         self._subs: list[Subscription] = []
         self._want_until = 0.0
         self._forwarding: asyncio.Task[None] | None = None
+        self._building: asyncio.Future[bytes] | None = None
 
     async def start(self) -> None:
         subjects, wid = self.worker.subjects, self.worker.id
@@ -99,7 +100,9 @@ class WorkerServer:
                 return
         answer = await self.dispatcher.message(message)
         if message.get("op") == "remove" and answer.ok:
-            await self.worker.holdings.release(outstation_key(name))
+            # Forgotten, its lease entry kept (naming this live worker, so nobody takes it)
+            # until the front deletes the settings and then the lease.
+            self.worker.holdings.forget(outstation_key(name))
         await msg.respond(answer.body)
 
     def _commands(self, message: dict[str, Any]) -> bool:
@@ -133,7 +136,11 @@ class WorkerServer:
         await msg.respond(body)
 
     async def _status(self, msg: Msg) -> None:
-        status = await encode(self.worker.master.status())
+        # One status at a time: requests that come while one is built share it (a busy
+        # worker would otherwise pile them up, each costing as much as the first).
+        if self._building is None or self._building.done():
+            self._building = asyncio.ensure_future(encode(self.worker.master.status()))
+        status = await asyncio.shield(self._building)
         info = dumps(
             {
                 "worker": self.worker.id,
@@ -150,6 +157,12 @@ class WorkerServer:
 
     async def _forward(self) -> None:
         """Publish the master's updates (batched, one JSON line each) while wanted."""
+        try:
+            await self._forwarding_updates()
+        except Exception:
+            log.exception("worker %s: forwarding events failed", self.worker.id)
+
+    async def _forwarding_updates(self) -> None:
         subject = self.worker.subjects.events(self.worker.id)
         subscriber = self.worker.master.bus.subscribe()
         try:

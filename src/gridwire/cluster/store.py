@@ -6,7 +6,7 @@ Buckets (``<prefix>`` is ``gridwire`` unless set):
 - ``<prefix>-outstations``: an outstation's settings (JSON), under its key; ``add`` writes,
   ``remove`` deletes. No TTL: it lasts until removed.
 - ``<prefix>-workers``: one entry per live worker, TTL the lease time, renewed by the worker
-  every third of it. Its first revision is the worker's *epoch*.
+  every fifth of it. Its first revision is the worker's *epoch*.
 - ``<prefix>-leases``: which worker holds an outstation (``{"worker", "epoch"}``), written by
   compare-and-set; valid only while the worker's entry lives with that epoch. Its revision
   is the lease's fencing token.
@@ -19,6 +19,7 @@ Subjects: ``<prefix>.op.<worker>`` (operations, request/reply), ``<prefix>.added
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import re
 from dataclasses import dataclass
@@ -33,6 +34,11 @@ from nats.js.kv import KeyValue
 from gridwire.cluster.settings import ClusterSettings
 from gridwire.errors import ConfigError
 
+JS_TIMEOUT = 10.0
+"""Seconds a JetStream request (a KV read or write) may take: a worker busy polling
+thousands of outstations reads the answer late, and nats-py's 5 s gave up too soon."""
+START_WAIT = 10.0
+"""Seconds a worker or front tries to reach NATS at start before it gives up."""
 _PLAIN = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
@@ -90,29 +96,44 @@ class Buckets:
     """The workers bucket's TTL, in seconds: how long a worker's lease lasts unrenewed."""
 
 
-async def connect(settings: ClusterSettings, name: str, **callbacks: Any) -> Client:
-    """A connection to the cluster that keeps reconnecting (ConfigError when none can be
-    made at start)."""
+async def connect(
+    settings: ClusterSettings, name: str, start_wait: float = START_WAIT, **callbacks: Any
+) -> Client:
+    """A connection to the cluster that keeps reconnecting once made; ConfigError naming
+    the last error when none can be made within ``start_wait`` seconds at start (nats-py
+    itself would try forever, a wrong password included)."""
+    seen: list[Exception] = []
+    given_cb = callbacks.pop("error_cb", None)
+
+    async def error_cb(exc: Exception) -> None:
+        seen.append(exc)
+        if given_cb is not None:
+            await given_cb(exc)
+
+    options: dict[str, Any] = {
+        "name": name,
+        "connect_timeout": 5,
+        "max_reconnect_attempts": -1,
+        "reconnect_time_wait": 0.5,
+        "allow_reconnect": True,
+        **settings.connect_options(),
+        **callbacks,
+        "error_cb": error_cb,
+    }
     try:
-        return await nats.connect(
-            name=name,
-            connect_timeout=5,
-            max_reconnect_attempts=-1,
-            reconnect_time_wait=0.5,
-            allow_reconnect=True,
-            **callbacks,
-            **settings.connect_options(),
-        )
+        return await asyncio.wait_for(nats.connect(**options), start_wait)
     except Exception as exc:
+        cause = seen[-1] if seen else exc
         raise ConfigError(
-            f"--cluster {','.join(settings.servers)}: cannot connect to NATS: {exc or type(exc).__name__}"
+            f"--cluster {','.join(settings.servers)}: cannot connect to NATS: "
+            f"{cause or type(cause).__name__}"
         ) from None
 
 
 async def open_buckets(nc: Client, settings: ClusterSettings) -> Buckets:
     """The cluster's buckets, created when missing (the first process creates them with its
     ``lease``; the bucket's TTL is the cluster's lease time from then on)."""
-    js = nc.jetstream()
+    js = nc.jetstream(timeout=JS_TIMEOUT)
     prefix = settings.prefix
     copies = settings.replicas
     outstations = await _bucket(js, f"{prefix}-outstations", 0, copies)

@@ -17,6 +17,7 @@ import contextlib
 import logging
 import math
 import random
+from collections import Counter
 from collections.abc import Awaitable
 from typing import Any
 
@@ -24,11 +25,11 @@ import orjson
 
 from gridwire.cluster.holdings import Held, Holdings
 from gridwire.cluster.journals import ClusterJournals
-from gridwire.cluster.lease import LeaseLost, WorkerLease, live_workers
+from gridwire.cluster.lease import WorkerLease, live_workers
 from gridwire.cluster.mirror import Mirror
 from gridwire.cluster.store import Buckets, Subjects, name_of_key
 from gridwire.dnp3.app.functions import FunctionCode
-from gridwire.errors import OperationError
+from gridwire.errors import Conflict, OperationError
 from gridwire.master import Master, OutstationSettings
 from gridwire.operations.dispatch import error_body
 from gridwire.operations.encoding import encode
@@ -36,7 +37,12 @@ from gridwire.operations.encoding import encode
 log = logging.getLogger("gridwire.cluster")
 
 CONNECTING = 256
-"""Outstations a worker connects to at once when it takes many."""
+"""Outstations a worker takes, and connects to, at once when it takes many."""
+TAKE_PER_SCAN = 1000
+"""Outstations a worker takes at most per scan: thousands come in steps, not one storm
+(a storm of takes and connections starved the lease's renewals on a loaded machine)."""
+SLACK = 50
+"""A worker gives back only what exceeds its share by more than 1/SLACK of it (churn)."""
 
 
 class Worker:
@@ -66,12 +72,18 @@ class Worker:
         self.live: dict[str, tuple[int, dict[str, object]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._connecting = asyncio.Semaphore(CONNECTING)
+        # Of the outstations held, at the last scan (the workers bucket says): how many are
+        # connected, and their exchanges by outcome since each was taken.
+        self.connected = 0
+        self.exchanges: dict[str, int] = {}
         master.command_fence(self._fence)
 
     def _info(self) -> dict[str, object]:
         return {
             "capacity": self.capacity,
             "held": len(self.holdings),
+            "connected": self.connected,
+            "exchanges": self.exchanges,
             "allow_control": self.master.allow_control,
         }
 
@@ -92,7 +104,7 @@ class Worker:
         await self.configs.synced.wait()
         await self.lease_entries.synced.wait()
         loops = [
-            asyncio.create_task(self._renewing()),
+            asyncio.create_task(self._watching()),
             asyncio.create_task(self._scanning()),
         ]
         try:
@@ -118,20 +130,21 @@ class Worker:
         await self.configs.close()
         await self.lease_entries.close()
 
-    async def _renewing(self) -> None:
+    async def _watching(self) -> None:
+        """When the lease ended (the renewer says so, or its time passed): every outstation
+        dropped, then a new epoch (D162)."""
         while True:
-            await asyncio.sleep(self.ttl / 3)
-            try:
-                await self.lease.renew()
-            except LeaseLost as exc:
-                log.warning("%s: every outstation dropped", exc)
+            await asyncio.sleep(0.25)
+            if self.lease.valid():
+                continue
+            if self.holdings.held:
+                log.warning("worker %s: lease lapsed: every outstation dropped", self.id)
                 self.drop_all()
-                with contextlib.suppress(Exception):
-                    await self.lease.start()
+            try:
+                await self.lease.start()
             except Exception as exc:
-                log.warning("worker %s: renewing the lease failed: %s", self.id, exc)
-                if not self.lease.valid():
-                    self.drop_all()
+                log.warning("worker %s: a new lease cannot be taken: %s", self.id, exc)
+                await asyncio.sleep(1.0)
 
     async def _scanning(self) -> None:
         while True:
@@ -146,27 +159,42 @@ class Worker:
     # --- taking and giving back ----------------------------------------------------------
 
     def share(self) -> int:
-        """How many outstations this worker should hold now."""
-        workers = max(1, len(self.live))
-        return min(self.capacity, math.ceil(len(self.configs.entries) / workers))
+        """How many outstations this worker should hold now: an even share of them among
+        the live workers, those whose capacity is below it holding their capacity."""
+        capacities = sorted(_capacity(info, self.capacity) for _, info in self.live.values())
+        left, workers = len(self.configs.entries), max(1, len(capacities))
+        for taken, capacity in enumerate(capacities):
+            even = math.ceil(left / (workers - taken))
+            if capacity >= even:
+                return min(self.capacity, even)
+            left -= capacity
+        return self.capacity if capacities else min(self.capacity, left)
 
     async def scan(self) -> None:
         if not self.lease.valid():
             self.drop_all()
             return
-        self.live = await live_workers(self.buckets.workers)
-        self.live.setdefault(self.id, (self.lease.epoch, {}))
+        self._count()
+        try:
+            self.live = await live_workers(self.buckets.workers)
+        except Exception as exc:  # a loaded cluster: the workers seen last time still stand
+            log.warning("worker %s: the live workers cannot be read now: %s", self.id, exc)
+        self.live[self.id] = (self.lease.epoch, self._info())
         share = self.share()
         held = len(self.holdings)
-        if held > share:
+        if held > share + share // SLACK:
             for key in list(self.holdings.held)[share:]:
                 self.spawn(self._give_back(key))
         elif held < share:
-            for key, revision in self._free()[: share - held]:
-                name = name_of_key(key)
-                got = await self.holdings.take(key, name, revision)
-                if got is not None:
-                    self.spawn(self._connect(key, got))
+            free = self._free()[: min(share - held, TAKE_PER_SCAN)]
+            for start in range(0, len(free), CONNECTING):
+                batch = free[start : start + CONNECTING]
+                taken = await asyncio.gather(
+                    *(self.holdings.take(key, name_of_key(key), rev) for key, rev in batch)
+                )
+                for (key, _), got in zip(batch, taken, strict=True):
+                    if got is not None:
+                        self.spawn(self._connect(key, got))
 
     def _free(self) -> list[tuple[str, int | None]]:
         """Outstations no live lease holds: (key, revision of a lapsed lease or None)."""
@@ -178,7 +206,7 @@ class Worker:
             if entry is None:
                 free.append((key, None))
                 continue
-            holder = _holder(entry[0])
+            holder = holder_of(entry[0])
             if holder is None or self.live.get(holder[0], (None,))[0] != holder[1]:
                 free.append((key, entry[1]))
         random.shuffle(free)  # workers taking at once mostly try different ones
@@ -196,7 +224,11 @@ class Worker:
                 settings = OutstationSettings.model_validate_json(config[0])
                 if self.journals is not None:  # what a lost worker's evaluation changed
                     await self.journals.fetch(settings)
-                status = await self.master.add(settings)
+                try:
+                    status = await self.master.add(settings)
+                except Conflict:  # dropped a moment ago and not yet removed: start afresh
+                    await self._remove(settings.name)
+                    status = await self.master.add(settings)
                 body = b'{"id":null,"ok":true,"result":' + await encode(status) + b"}"
             except OperationError as exc:
                 body = error_body(exc.kind, str(exc))
@@ -218,6 +250,17 @@ class Worker:
         with contextlib.suppress(OperationError):
             await self.master.remove(name)
 
+    def _count(self) -> None:
+        connected, exchanges = 0, Counter[str]()
+        for held in list(self.holdings.held.values()):
+            try:
+                session = self.master.session(held.name)
+            except OperationError:
+                continue
+            connected += session.connected
+            exchanges.update(session.counts)
+        self.connected, self.exchanges = connected, dict(exchanges)
+
     def drop(self, name: str) -> None:
         """Close and forget outstation ``name`` now (its lease is not ours)."""
         for key, held in list(self.holdings.held.items()):
@@ -237,13 +280,18 @@ class Worker:
         held = self.holdings.held.get(key)
         if held is None or value is None:
             return
-        holder = _holder(value)
+        holder = holder_of(value)
         if holder is not None and holder[0] != self.id:
             log.warning("worker %s: outstation %s taken by %s", self.id, held.name, holder[0])
             self.drop(held.name)
 
 
-def _holder(value: bytes) -> tuple[str, int] | None:
+def _capacity(info: dict[str, object], default: int) -> int:
+    value = info.get("capacity", default)
+    return value if isinstance(value, int) and value > 0 else default
+
+
+def holder_of(value: bytes) -> tuple[str, int] | None:
     try:
         data = orjson.loads(value)
         return str(data["worker"]), int(data["epoch"])

@@ -17,12 +17,14 @@ import tempfile
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from nats.aio.client import Client
 
 from gridwire.cluster.front import ClusterDispatcher, EventRelay, put_configured
 from gridwire.cluster.journals import ClusterJournals
 from gridwire.cluster.mirror import Mirror
+from gridwire.cluster.renewer import Renewer
 from gridwire.cluster.serving import WorkerServer
 from gridwire.cluster.settings import ClusterSettings
 from gridwire.cluster.store import Buckets, Subjects, connect, open_buckets
@@ -39,7 +41,7 @@ log = logging.getLogger("gridwire.cluster")
 Announce = Callable[[str], None]
 
 
-def _callbacks(who: str) -> dict[str, object]:
+def _callbacks(who: str) -> dict[str, Any]:
     async def disconnected() -> None:
         log.warning("%s: NATS connection lost, reconnecting", who)
 
@@ -96,12 +98,13 @@ async def open_front(
     )
     subjects = Subjects(settings.prefix)
     async with _cluster(settings, "gridwire front") as (nc, buckets):
-        configs = Mirror(buckets.outstations)
+        configs, leases = Mirror(buckets.outstations), Mirror(buckets.leases)
         configs.start()
+        leases.start()
         relay = EventRelay(nc, subjects, service.context)
         await relay.start()
         service.dispatcher = ClusterDispatcher(
-            service.table, service.context, nc, buckets, subjects, configs
+            service.table, service.context, nc, buckets, subjects, configs, leases
         )
         await put_configured(buckets, config.outstations)
         if announce is not None:
@@ -111,6 +114,7 @@ async def open_front(
         finally:
             relay.close()
             await configs.close()
+            await leases.close()
             await master.close()
 
 
@@ -156,6 +160,9 @@ async def run_worker(
             worker = Worker(wid, master, buckets, Subjects(settings.prefix), capacity, journals)
             server = WorkerServer(nc, worker, service.dispatcher)
             await server.start()
+            renewer = Renewer(worker.lease, settings, f"{settings.prefix}-workers")
+            renewer.start()
+            stack.callback(renewer.stop)
             control = "control allowed" if config.allow_control else "read-only"
             announce(
                 f"gridwire worker {wid} ({control}): capacity {capacity}, lease "
