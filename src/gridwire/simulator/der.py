@@ -50,6 +50,7 @@ from gridwire.simulator import model
 from gridwire.simulator import profile as P
 from gridwire.simulator.attributes import serve_attributes
 from gridwire.simulator.curves import CurveStatuses, CurveStore, NoCurves
+from gridwire.simulator.inputs import published
 from gridwire.simulator.misbehaviour import (
     ACCEPT_LOCKED_CURVE_EDITS,
     INPUTS_ONLINE_WHEN_DISABLED,
@@ -448,42 +449,7 @@ class SimulatedDer:
             self.database.update(type, index, value, now=now)
 
     def _publish(self, settings: model.Settings, now: float) -> None:
-        s, r = self.state, self.ratings
-        running = settings.connected and settings.started and not settings.locked
-        values: list[tuple[PointType, int, float | bool]] = [
-            ("ai", P.FREQUENCY, s.frequency),
-            ("ai", P.ACTIVE, s.active_w),
-            ("ai", P.ACTIVE_A, s.active_w),
-            ("ai", P.REACTIVE, s.reactive_var),
-            ("ai", P.REACTIVE_A, s.reactive_var),
-            ("ai", P.POWER_FACTOR, s.power_factor),
-            ("ai", P.APPARENT, s.apparent_va),
-            ("ai", P.VOLTAGE_A, s.voltage),
-            ("ai", P.VOLTAGE_LL, s.voltage),
-            ("ai", P.CURRENT_A, s.current_a),
-            ("ai", P.SOC, s.soc),
-            ("ai", P.USABLE_SOC, s.soc),
-            ("ai", P.AVAILABLE_W, r.generating_w if s.soc > 0 else 0.0),
-            ("ai", P.AVAILABLE_CHARGE_W, -r.charging_w if s.soc < 100 else 0.0),
-            ("ai", P.AVAILABLE_VARS, r.vars_max),
-            ("ai", P.AVAILABLE_ABSORB_VARS, -r.vars_max),
-            ("ai", P.APL_POWER_MEASURED, s.active_w),
-            ("ai", P.VOLT_WATT_VOLTAGE, s.voltage),
-            ("ai", P.VOLT_WATT_AIM, s.active_aim_w),
-            ("ai", P.VOLT_VAR_VOLTAGE, s.voltage),
-            ("ai", P.VOLT_VAR_REFERENCE, settings.vref),
-            ("ai", P.VOLT_VAR_AIM, s.reactive_aim_var),
-            ("bi", P.SOC_FULL, s.soc >= 100),
-            ("bi", P.SOC_DEPLETED, s.soc <= 0),
-            ("bi", P.STARTED, settings.started),
-            ("bi", P.STOPPED, not settings.started),
-            ("bi", P.IDLE, running and s.active_w == 0),
-            ("bi", P.GENERATING, running and s.active_w > 0),
-            ("bi", P.CHARGING, running and s.active_w < 0),
-            ("bi", P.OFF_AVAILABLE, not running and not settings.locked),
-            ("bi", P.OFF_UNAVAILABLE, settings.locked),
-        ]
-        for type, index, value in values:
+        for type, index, value in published(self.state, self.ratings, settings):
             self._put(type, index, value, now)
         self._count(now)
 
