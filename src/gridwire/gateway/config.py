@@ -56,7 +56,10 @@ class GatewaySettings(_Settings):
     )
     readings_seconds: float = Field(default=10.0, gt=0)
     post_seconds: float = Field(
-        default=300.0, gt=0, description="How often the DER is reported back (PUT and POST)"
+        default=300.0,
+        gt=0,
+        description="How often the DER is reported back (PUT and POST) where the server gives "
+        "no postRate (the EndDevice's, the MirrorUsagePoint's)",
     )
     der_type: int = Field(
         default=1,
