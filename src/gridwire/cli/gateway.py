@@ -99,6 +99,7 @@ async def _serve(config: Any, listener: socket.socket | None, log_level: str) ->
         readings_seconds=config.gateway.readings_seconds,
         post_seconds=config.gateway.post_seconds,
         der_type=config.gateway.der_type,
+        keep_seconds=config.gateway.keep_seconds,
     )
     await gateway.start()
     log.info(

@@ -61,6 +61,12 @@ class GatewaySettings(_Settings):
         description="How often the DER is reported back (PUT and POST) where the server gives "
         "no postRate (the EndDevice's, the MirrorUsagePoint's)",
     )
+    keep_seconds: float = Field(
+        default=7 * 86400.0,
+        gt=0,
+        description="Events over, answered and no longer listed by the head-end, and the "
+        "steps sent to the DER, are forgotten after this many seconds",
+    )
     der_type: int = Field(
         default=1,
         ge=0,

@@ -11,6 +11,9 @@
   event that ended while the gateway was down changed is put back);
 - ``changes``: every step sent to the DER, for the management API.
 
+Old rows are dropped (:meth:`Store.drop_events`, :meth:`Store.drop_changes`; DESIGN D221),
+so a gateway running for months keeps a bounded store (SQLite reuses the freed pages).
+
 Each write is its own transaction; the file is opened with WAL so a kill -9 leaves it whole.
 """
 
@@ -94,6 +97,18 @@ class Store:
     def events(self) -> list[EventRecord]:
         rows = self.db.execute("SELECT record FROM events ORDER BY rowid").fetchall()
         return [record_of(text) for (text,) in rows]
+
+    def drop_events(self, mrids: list[str]) -> None:
+        """Forget these events and their Responses, in one transaction."""
+        if not mrids:
+            return
+        with self._transaction():
+            self.db.executemany("DELETE FROM events WHERE mrid = ?", [(m,) for m in mrids])
+            self.db.executemany("DELETE FROM responses WHERE mrid = ?", [(m,) for m in mrids])
+
+    def drop_changes(self, before: float) -> int:
+        """Forget the steps sent before ``before`` (wall clock); how many."""
+        return self.db.execute("DELETE FROM changes WHERE at < ?", (before,)).rowcount
 
     def unposted(self) -> list[tuple[int, ResponseDue]]:
         rows = self.db.execute(
