@@ -69,6 +69,7 @@ class Reporter:
         self.mirror_rate: int | None = None  # the MirrorUsagePoint's postRate, as last read
         self._der_due = 0.0
         self._mirror_due = 0.0
+        self._mup_error: str | None = None
 
     def interval(self, rate: int | None) -> float:
         """Seconds between rounds for a server's postRate (None or 0: the configured)."""
@@ -151,9 +152,11 @@ class Reporter:
                 reader = root_reader(fetched.require_ok(), "MirrorUsagePoint", fetched.url)
                 rate = reader.optional_integer("postRate", UINT32)
         except (ResourceError, HttpStatusError) as exc:
-            if str(exc) != self.last_error:
+            if str(exc) != self._mup_error:  # once per distinct failure, not every round
                 log.info("MirrorUsagePoint %s: %s; posting every %g s", mup, exc, self.post_seconds)
-            self.last_error = str(exc)
+            self._mup_error = str(exc)
+        else:
+            self._mup_error = None
         if rate != self.mirror_rate:
             log.info(
                 "readings posted every %g s (MirrorUsagePoint postRate %s)",
