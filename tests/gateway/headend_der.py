@@ -5,7 +5,9 @@ DefaultDERControl (``/derp/P/dderc``) and DERCurveList (``/derp/P/dc``), shaped 
 and a Response sink (``POST /rsp``) that records each Response posted, with the LFDI of the
 certificate it came with and when it arrived. Controls and curves are given as literal XML
 by the tests; what the sink records is read with the standard library's parser, not with
-gridwire's."""
+gridwire's. The MirrorUsagePoint POSTed to ``/mup`` is served back at its Location
+(``/mup/0``) with the ``postRate`` the test sets (``mup_post_rate``; None: left out, as the
+schema allows), its elements in the schema's MirrorUsagePoint order."""
 
 from __future__ import annotations
 
@@ -53,6 +55,7 @@ class DerHeadEnd(HeadEndDouble):
         self.programs: list[Program] = []
         self.posted: list[Posted] = []
         self.posted_event = threading.Event()
+        self.mup_post_rate: int | None = None
 
     # -- what the tests read ----------------------------------------------------------------
 
@@ -100,10 +103,24 @@ class DerHeadEnd(HeadEndDouble):
             found = _DER_LIST.fullmatch(path)
             if found and self.device_index(lfdi) == int(found[1]):
                 return 200, self._der_list(path)
+            if path == "/mup/0" and self.posts("/mup"):
+                return 200, self._mirror_usage_point(self.posts("/mup")[0])
             found = _DERP.fullmatch(path)
             if found and int(found[1]) < len(self.programs):
                 return self._program_part(int(found[1]), found[2], query)
             return super()._respond(path, query, lfdi)
+
+    def _mirror_usage_point(self, posted: bytes) -> str:
+        """The MirrorUsagePoint as the server keeps it: what was POSTed (its readings left
+        out) and the server's postRate, last in the schema's sequence."""
+        root = ET.fromstring(posted)
+        fields = "".join(
+            f"<{name}>{root.findtext(f'{{{NS}}}{name}')}</{name}>"
+            for name in ("mRID", "roleFlags", "serviceCategoryKind", "status", "deviceLFDI")
+            if root.findtext(f"{{{NS}}}{name}") is not None
+        )
+        rate = "" if self.mup_post_rate is None else f"<postRate>{self.mup_post_rate}</postRate>"
+        return f'<MirrorUsagePoint xmlns="{NS}" href="/mup/0">{fields}{rate}</MirrorUsagePoint>'
 
     def _der_list(self, path: str) -> str:
         """This device's one DER, linking its four resources (PUT sinks)."""

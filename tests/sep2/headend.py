@@ -62,8 +62,11 @@ class Fsa:
 
 @dataclass
 class Device:
+    """A device the head-end knows; ``post_rate`` its EndDevice's postRate (None: left out)."""
+
     lfdi: str
     fsas: list[Fsa] = field(default_factory=list)
+    post_rate: int | None = None
 
 
 @dataclass
@@ -315,6 +318,8 @@ class HeadEndDouble:
         base = f"{self.edev_path}/{d}"
         ns = f' xmlns="{NS}"' if namespace else ""
         fsa_list = self.link(document, f"{base}/fsa")
+        # postRate follows FunctionSetAssignmentsListLink in the schema's EndDevice sequence.
+        post_rate = "" if device.post_rate is None else f"<postRate>{device.post_rate}</postRate>"
         return (
             f'<EndDevice{ns} href="{self.link(document, base)}" subscribable="0">'
             f'<DERListLink href="{self.link(document, f"{base}/der")}" all="1"/>'
@@ -323,7 +328,7 @@ class HeadEndDouble:
             "<changedTime>1700000000</changedTime>"
             "<enabled>true</enabled>"
             f'<FunctionSetAssignmentsListLink href="{fsa_list}" all="{len(device.fsas)}"/>'
-            "</EndDevice>"
+            f"{post_rate}</EndDevice>"
         )
 
     def _fsa(self, d: int, f: int, document: str) -> str:

@@ -78,7 +78,13 @@ async def _serve(config: Any, listener: socket.socket | None, log_level: str) ->
     tables = Path(der_config.tables) if der_config.tables else None
     master = DerMaster(allow_control=True, tables=tables)
     client = Sep2Client(config.sep2)
-    store = Store(config.gateway.store)
+    store_path = config.store_path(client.identity.lfdi)
+    store = Store(store_path)
+    try:
+        store.claim(client.identity.lfdi)
+    except ConfigError:
+        store.close()
+        raise
     await master.add(
         OutstationSettings(
             name="der",
@@ -99,6 +105,7 @@ async def _serve(config: Any, listener: socket.socket | None, log_level: str) ->
         readings_seconds=config.gateway.readings_seconds,
         post_seconds=config.gateway.post_seconds,
         der_type=config.gateway.der_type,
+        keep_seconds=config.gateway.keep_seconds,
     )
     await gateway.start()
     log.info(
@@ -106,7 +113,7 @@ async def _serve(config: Any, listener: socket.socket | None, log_level: str) ->
         client.identity.lfdi,
         der_config.host,
         der_config.port,
-        config.gateway.store,
+        store_path,
     )
     try:
         if listener is None:

@@ -5,7 +5,8 @@ seed of the randomization draws, the readings kept).
 One file (TOML, or JSON by its suffix) holds them all; relative paths in it are taken from its
 folder. Unknown keys and values of the wrong kind are refused with the key named. One gateway
 process serves one 2030.5 EndDevice (the certificate's) and one DER; a site with several runs
-one process per DER, each with its own certificate, store and API port.
+one process per DER, each with its own certificate, store and API port (DESIGN D222): the
+store is named by the EndDevice's LFDI unless ``gateway.store`` names one.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gridwire.errors import ConfigError
+from gridwire.gateway.store import default_store
 from gridwire.sep2.config import Sep2Config, build_config, read_config_file
 
 GATEWAY_API_PORT = 8831
@@ -47,7 +49,11 @@ class DerConfig(_Settings):
 
 
 class GatewaySettings(_Settings):
-    store: str = Field(default="gridwire-gateway.sqlite", description="The SQLite store's file")
+    store: str | None = Field(
+        default=None,
+        description="The SQLite store's file; by default gridwire-gateway-<LFDI>.sqlite "
+        "beside the configuration file (one per EndDevice)",
+    )
     seed: int | None = Field(
         default=None, description="Seed of the randomization draws (by default the LFDI)"
     )
@@ -56,7 +62,16 @@ class GatewaySettings(_Settings):
     )
     readings_seconds: float = Field(default=10.0, gt=0)
     post_seconds: float = Field(
-        default=300.0, gt=0, description="How often the DER is reported back (PUT and POST)"
+        default=300.0,
+        gt=0,
+        description="How often the DER is reported back (PUT and POST) where the server gives "
+        "no postRate (the EndDevice's, the MirrorUsagePoint's)",
+    )
+    keep_seconds: float = Field(
+        default=7 * 86400.0,
+        gt=0,
+        description="Events over, answered and no longer listed by the head-end, and the "
+        "steps sent to the DER, are forgotten after this many seconds",
     )
     der_type: int = Field(
         default=1,
@@ -71,6 +86,13 @@ class GatewayConfig(_Settings):
     sep2: Sep2Config
     der: DerConfig
     gateway: GatewaySettings = GatewaySettings()
+    folder: str = Field(default=".", description="The configuration file's folder")
+
+    def store_path(self, lfdi: str) -> Path:
+        """The store's file: as configured, else named by the EndDevice's LFDI."""
+        if self.gateway.store is not None:
+            return Path(self.gateway.store)
+        return default_store(Path(self.folder), lfdi)
 
 
 def load_gateway_config(path: Path, overrides: dict[str, Any] | None = None) -> GatewayConfig:
@@ -85,7 +107,9 @@ def load_gateway_config(path: Path, overrides: dict[str, Any] | None = None) -> 
         gateway["store"] = str((path.parent / gateway["store"]).resolve())
     sep2 = build_config(data, overrides)
     try:
-        return GatewayConfig.model_validate({"sep2": sep2, "der": der, "gateway": gateway})
+        return GatewayConfig.model_validate(
+            {"sep2": sep2, "der": der, "gateway": gateway, "folder": str(path.parent.resolve())}
+        )
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

@@ -1,10 +1,17 @@
 """Reporting the DER back, with I/O: finds this EndDevice's DER (its DERListLink, the first
 DER's DERCapability, DERSettings, DERStatus and DERAvailability links) and DeviceCapability's
-MirrorUsagePointList; every ``post_seconds`` (or the postRate the MirrorUsagePoint's answer
-gives) reads the DER points :mod:`.report` names, PUTs the four DER resources and POSTs the
-site's MirrorMeterReadings to the MirrorUsagePoint it POSTed once (its Location kept in the
-store, so a restart does not make another). A failure is logged once and tried again at the
-next round; reporting never holds up scheduling."""
+MirrorUsagePointList; reads the DER points :mod:`.report` names, PUTs the four DER resources
+and POSTs the site's MirrorMeterReadings to the MirrorUsagePoint it POSTed once (its Location
+kept in the store, so a restart does not make another). A failure is logged once and tried
+again at the next round; reporting never holds up scheduling.
+
+Two cadences, each at the postRate the server gives (DESIGN D220): the DER resources at the
+EndDevice's ``postRate`` (IEEE 2030.5: how often the EndDevice and the resources under it are
+posted; a server may add or change it), read from the EndDevice at each round; the
+MirrorMeterReadings at the MirrorUsagePoint's ``postRate``, read from the MirrorUsagePoint
+(GET of its Location) at each round. Where the server gives none (absent, 0, or the resource
+cannot be read) the configured ``post_seconds`` applies; never more often than
+:data:`MIN_POST_SECONDS`. A changed rate takes effect from the round that read it."""
 
 from __future__ import annotations
 
@@ -25,12 +32,13 @@ from gridwire.gateway.report import (
 )
 from gridwire.gateway.store import Store
 from gridwire.sep2.client import Sep2Client
-from gridwire.sep2.errors import HeadEndError, ResourceError
+from gridwire.sep2.errors import HeadEndError, HttpStatusError, ResourceError
 from gridwire.sep2.links import resolve
-from gridwire.sep2.parsing import root_reader
+from gridwire.sep2.parsing import UINT32, root_reader
 
 log = logging.getLogger("gridwire.gateway.report")
 
+MIN_POST_SECONDS = 1.0
 DER_LINKS = ("DERCapabilityLink", "DERSettingsLink", "DERStatusLink", "DERAvailabilityLink")
 
 
@@ -57,21 +65,38 @@ class Reporter:
         self.mup_list: str | None = None
         self.sent: dict[str, int] = {}  # what was sent, by kind: its last HTTP status
         self.last_error: str | None = None
-        self._due = 0.0
+        self.der_rate: int | None = None  # the EndDevice's postRate, as last read
+        self.mirror_rate: int | None = None  # the MirrorUsagePoint's postRate, as last read
+        self._der_due = 0.0
+        self._mirror_due = 0.0
+        self._mup_error: str | None = None
+
+    def interval(self, rate: int | None) -> float:
+        """Seconds between rounds for a server's postRate (None or 0: the configured)."""
+        return max(MIN_POST_SECONDS, float(rate) if rate else self.post_seconds)
 
     def due(self) -> float:
-        return max(0.0, self._due - time.monotonic())
+        return max(0.0, min(self._der_due, self._mirror_due) - time.monotonic())
 
     async def round(self) -> None:
-        """One round of reports, when due."""
-        if time.monotonic() < self._due or self.client.poller.structure is None:
+        """The rounds of reports that are due: the DER resources, the readings, or both."""
+        now = time.monotonic()
+        der_due, mirror_due = now >= self._der_due, now >= self._mirror_due
+        if not (der_due or mirror_due) or self.client.poller.structure is None:
             return
-        self._due = time.monotonic() + self.post_seconds
+        # Due again at the configured interval unless a round reads the server's rate; a
+        # failed round is so tried again then.
+        if der_due:
+            self._der_due = now + self.interval(self.der_rate)
+        if mirror_due:
+            self._mirror_due = now + self.interval(self.mirror_rate)
         try:
-            await self._find()
+            await self._find(der_due)
             readings = await self._read()
-            await self._put_der(readings)
-            await self._mirror(readings)
+            if der_due:
+                await self._put_der(readings)
+            if mirror_due:
+                await self._mirror(readings)
         except (HeadEndError, ResourceError, GridwireError) as exc:
             if str(exc) != self.last_error:
                 log.warning("reporting: %s", exc)
@@ -79,17 +104,24 @@ class Reporter:
             return
         self.last_error = None
 
-    async def _find(self) -> None:
+    async def _find(self, der_round: bool) -> None:
+        """The links (once found, kept); the EndDevice's postRate at each DER round."""
         structure = self.client.poller.structure
-        if self.links or structure is None or structure.end_device is None:
+        if structure is None or structure.end_device is None:
+            return
+        if self.links and not der_round:
+            return
+        edev = await self.client.headend.get(structure.end_device.href)
+        reader = root_reader(edev.require_ok(), "EndDevice", edev.url)
+        self._der_rate(reader.optional_integer("postRate", UINT32))
+        if self.links:
             return
         dcap = await self.client.headend.get(self.client.poller.settings.dcap_path)
         mup = root_reader(dcap.require_ok(), "DeviceCapability", dcap.url).link(
             "MirrorUsagePointListLink"
         )
         self.mup_list = mup.href if mup else None
-        edev = await self.client.headend.get(structure.end_device.href)
-        der_list = root_reader(edev.require_ok(), "EndDevice", edev.url).link("DERListLink")
+        der_list = reader.link("DERListLink")
         if der_list is None:
             return
         listed = await self.client.headend.get(der_list.href)
@@ -102,6 +134,37 @@ class Reporter:
             href = None if found is None else found.get("href")
             if href:
                 self.links[name] = resolve(listed.url, href)
+
+    def _der_rate(self, rate: int | None) -> None:
+        if rate != self.der_rate:
+            log.info(
+                "DER resources posted every %g s (EndDevice postRate %s)", self.interval(rate), rate
+            )
+            self._der_due = time.monotonic() + self.interval(rate)
+        self.der_rate = rate
+
+    async def _mirror_rate(self, mup: str) -> None:
+        """The MirrorUsagePoint's postRate (None where it gives none or cannot be read)."""
+        rate: int | None = None
+        try:
+            fetched = await self.client.headend.get(mup)
+            if not fetched.empty:
+                reader = root_reader(fetched.require_ok(), "MirrorUsagePoint", fetched.url)
+                rate = reader.optional_integer("postRate", UINT32)
+        except (ResourceError, HttpStatusError) as exc:
+            if str(exc) != self._mup_error:  # once per distinct failure, not every round
+                log.info("MirrorUsagePoint %s: %s; posting every %g s", mup, exc, self.post_seconds)
+            self._mup_error = str(exc)
+        else:
+            self._mup_error = None
+        if rate != self.mirror_rate:
+            log.info(
+                "readings posted every %g s (MirrorUsagePoint postRate %s)",
+                self.interval(rate),
+                rate,
+            )
+            self._mirror_due = time.monotonic() + self.interval(rate)
+        self.mirror_rate = rate
 
     async def _read(self) -> dict[str, object]:
         point_map = self.der.point_map
@@ -151,6 +214,7 @@ class Reporter:
                 raise GridwireError("the MirrorUsagePoint POST gave no Location")
             mup = location
             self.store.put("mup", mup)
+        await self._mirror_rate(mup)
         now = int(self.client.now())
-        body = meter_readings(lfdi, readings, now, int(self.post_seconds))
+        body = meter_readings(lfdi, readings, now, int(self.interval(self.mirror_rate)))
         await self._send("MirrorMeterReading", "POST", mup, body)

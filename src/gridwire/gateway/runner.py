@@ -40,6 +40,7 @@ log = logging.getLogger("gridwire.gateway")
 
 MAX_SLEEP = 5.0
 RETRY_SECONDS = 2.0
+KEEP_SECONDS = 7 * 86400.0  # events over and answered, and steps sent, are kept this long
 
 
 def response_body(lfdi: str, mrid: str, status: int, created: int) -> bytes:
@@ -64,6 +65,7 @@ class Gateway:
         readings_seconds: float = 10.0,
         post_seconds: float | None = 300.0,
         der_type: int = 1,
+        keep_seconds: float = KEEP_SECONDS,
     ) -> None:
         self.client = client
         self.der = der
@@ -86,6 +88,8 @@ class Gateway:
         self.der_error: str | None = None
         self.last: Decision | None = None
         self.passes = 0
+        self.keep_seconds = keep_seconds
+        self.pruned = 0  # event records dropped since start
         self.readings: dict[str, Any] = {}
         self._reading_names = readings
         self._readings_seconds = readings_seconds
@@ -180,6 +184,7 @@ class Gateway:
         posted = await self.post_responses()  # the head-end hears on time, DER or not
         applied = await self._apply(decision)
         posted = posted and await self.post_responses()
+        self.prune()
         await self._read()
         if self.reporter is not None:
             await self.reporter.round()
@@ -191,6 +196,18 @@ class Gateway:
         if not applied or not posted:
             waits.append(RETRY_SECONDS)
         return max(0.0, min(waits))
+
+    def prune(self) -> list[str]:
+        """Forget, in memory and in the store, the events over for ``keep_seconds`` that the
+        head-end no longer lists and whose Responses are all posted, and the steps sent
+        before that bound (DESIGN D221); the events' mRIDs."""
+        listed = {c.mrid for s in self.feed.program_sets() for c in s.controls}
+        owed = {due.mrid for _, due in self.store.unposted()}
+        dropped = self.scheduler.prune(self.client.now, self.keep_seconds, listed, owed)
+        self.store.drop_events(dropped)
+        self.store.drop_changes(time.time() - self.keep_seconds)
+        self.pruned += len(dropped)
+        return dropped
 
     def _supported_modes(self) -> set[str]:
         return {r.mode for r in RULES if self.applier.supported(r.mode)}

@@ -24,6 +24,8 @@ Rules (IEEE 2030.5 section 10.2 and the DER function set's event rules; DESIGN D
   (252, 253, 254) are sent when any bit is set. Each (event, status) at most once.
 - Modes no active event holds take the DefaultDERControl of the program of best primacy
   that has one.
+- Pruning (:meth:`Scheduler.prune`, DESIGN D221): a record over for the bound, no longer
+  listed and owing no Response is dropped.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ class EventRecord:
     state: str = "scheduled"  # scheduled, active, or one of FINAL_STATES
     cancel_at: float | None = None
     responses: list[int] = field(default_factory=list)
+    finished_at: float | None = None  # when it reached a final state, on its FSA clock
 
     @property
     def mrid(self) -> str:
@@ -208,7 +211,31 @@ class Scheduler:
 
     def _finish(self, record: EventRecord, state: str, status: int, now: float) -> None:
         record.state = state
+        record.finished_at = now
         self._respond(record, status, now)
+
+    def prune(
+        self,
+        now_of: Callable[[str | None], float],
+        keep: float,
+        listed: set[str],
+        owed: set[str],
+    ) -> list[str]:
+        """Drop the records of events over for ``keep`` seconds or more, no longer listed by
+        the head-end and owing no Response; their mRIDs. A final record without a finishing
+        time (kept by an earlier version) is given the present as one."""
+        dropped = []
+        for mrid, record in self.records.items():
+            if not record.final:
+                continue
+            now = now_of(record.fsa)
+            if record.finished_at is None:
+                record.finished_at = now
+            if now - record.finished_at >= keep and mrid not in listed and mrid not in owed:
+                dropped.append(mrid)
+        for mrid in dropped:
+            del self.records[mrid]
+        return dropped
 
     def _supersede(self, now_of: Callable[[str | None], float]) -> None:
         standing: list[EventRecord] = []

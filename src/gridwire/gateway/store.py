@@ -11,18 +11,29 @@
   event that ended while the gateway was down changed is put back);
 - ``changes``: every step sent to the DER, for the management API.
 
+Old rows are dropped (:meth:`Store.drop_events`, :meth:`Store.drop_changes`; DESIGN D221),
+so a gateway running for months keeps a bounded store (SQLite reuses the freed pages).
+
 Each write is its own transaction; the file is opened with WAL so a kill -9 leaves it whole.
+
+One store serves one gateway process (DESIGN D222): opening takes an exclusive lock on
+``<store>.lock`` (released by the system when the process ends, even by kill -9), and
+:meth:`Store.claim` ties the store to the EndDevice's LFDI, so a second process or another
+device's configuration pointed at the same file is refused with the reason.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from gridwire.errors import ConfigError
 from gridwire.gateway.resources import DerControl, FixedVar, ModeValue, PowerFactor, mode_json
 from gridwire.gateway.schedule import EventRecord, ResponseDue
 
@@ -66,16 +77,39 @@ def record_of(text: str) -> EventRecord:
     return EventRecord(control=DerControl(**control), **data)
 
 
+def default_store(folder: Path, lfdi: str) -> Path:
+    """Where a gateway keeps its store when the configuration names none: beside its
+    configuration, named by the EndDevice's LFDI (so each device of a site has its own)."""
+    return folder / f"gridwire-gateway-{lfdi.upper()}.sqlite"
+
+
 class Store:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self.db = sqlite3.connect(str(path), isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
-        self.db.executescript(SCHEMA)
+        self._lock = _lock(self.path)
+        try:
+            self.db = sqlite3.connect(str(path), isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            os.close(self._lock)
+            raise ConfigError(f"gateway.store {self.path}: {exc}") from None
 
     def close(self) -> None:
         self.db.close()
+        os.close(self._lock)  # the lock goes with the descriptor
+
+    def claim(self, lfdi: str) -> None:
+        """Tie the store to this EndDevice; refuse one that holds another's events."""
+        held = self.get("lfdi")
+        if held is not None and held != lfdi.upper():
+            raise ConfigError(
+                f"gateway.store {self.path} holds the events of EndDevice LFDI {held}, not "
+                f"{lfdi.upper()}: give each device its own store"
+            )
+        if held is None:
+            self.put("lfdi", lfdi.upper())
 
     # -- events and responses ---------------------------------------------------------------
 
@@ -94,6 +128,18 @@ class Store:
     def events(self) -> list[EventRecord]:
         rows = self.db.execute("SELECT record FROM events ORDER BY rowid").fetchall()
         return [record_of(text) for (text,) in rows]
+
+    def drop_events(self, mrids: list[str]) -> None:
+        """Forget these events and their Responses, in one transaction."""
+        if not mrids:
+            return
+        with self._transaction():
+            self.db.executemany("DELETE FROM events WHERE mrid = ?", [(m,) for m in mrids])
+            self.db.executemany("DELETE FROM responses WHERE mrid = ?", [(m,) for m in mrids])
+
+    def drop_changes(self, before: float) -> int:
+        """Forget the steps sent before ``before`` (wall clock); how many."""
+        return self.db.execute("DELETE FROM changes WHERE at < ?", (before,)).rowcount
 
     def unposted(self) -> list[tuple[int, ResponseDue]]:
         rows = self.db.execute(
@@ -155,6 +201,27 @@ class Store:
 
     def _transaction(self) -> _Tx:
         return _Tx(self.db)
+
+
+def _lock(path: Path) -> int:
+    """An exclusive lock on ``<path>.lock`` for this process, or a clear refusal."""
+    lock_path = path.with_name(path.name + ".lock")
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise ConfigError(f"gateway.store {path}: {exc.strerror or exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "another process"
+        os.close(fd)
+        raise ConfigError(
+            f"gateway.store {path} is in use by another gateway (pid {holder}): each gateway "
+            "process needs its own store"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd
 
 
 class _Tx:
