@@ -12,8 +12,10 @@ in order); outstations run in parallel. Updates go out on :attr:`Master.bus`.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,7 @@ from gridwire.master.connection import check_tls
 from gridwire.master.controls import Control, ControlProfile
 from gridwire.master.errors import UnknownOutstation
 from gridwire.master.hold import Hold
+from gridwire.master.limits import STATUS_PAGE, STATUS_SLICE
 from gridwire.master.queries import OutstationQueries
 from gridwire.master.records import (
     CaptureResult,
@@ -127,9 +130,36 @@ class Master(OutstationQueries):
         return self._maps.get(outstation)
 
     def status(self) -> Status:
+        """Every outstation (for a caller in this process; the ``status`` operation pages,
+        :meth:`status_page`)."""
+        entries = [s.status() for s in self._sessions.values()]
+        return self._status(entries, 0, len(entries))
+
+    async def status_page(self, offset: int = 0, limit: int = STATUS_PAGE) -> Status:
+        """The outstations from ``offset`` (in the order they were added), ``limit`` at most,
+        built :data:`STATUS_SLICE` at a time with a turn of the event loop between (D153)."""
+        if offset < 0 or limit < 1:
+            raise BadParameter(f"status: offset {offset} and limit {limit} must be 0+ and 1+")
+        sessions = list(islice(self._sessions.values(), offset, offset + limit))
+        entries: list[OutstationStatus] = []
+        for start in range(0, len(sessions), STATUS_SLICE):
+            if start:
+                await asyncio.sleep(0)
+            entries.extend(s.status() for s in sessions[start : start + STATUS_SLICE])
+        return self._status(entries, offset, limit)
+
+    def _status(self, entries: list[OutstationStatus], offset: int, limit: int) -> Status:
+        total = len(self._sessions)
+        summary = dict.fromkeys(("connected", "connecting", "disconnected"), 0)
+        for session in self._sessions.values():
+            summary[session.connector.state] += 1
         return Status(
             allow_control=self.allow_control,
-            outstations=[s.status() for s in self._sessions.values()],
+            outstations=entries,
+            total=total,
+            offset=offset,
+            next=offset + limit if offset + limit < total else None,
+            summary=summary,
         )
 
     async def add(self, settings: OutstationSettings) -> OutstationStatus:

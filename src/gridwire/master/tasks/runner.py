@@ -56,7 +56,8 @@ class TaskRunner:
     @property
     def due(self) -> list[str]:
         """The tasks waiting to run, in the order they will."""
-        return [name for name in PRIORITY if name in self._due]
+        due = self._due
+        return [name for name in PRIORITY if name in due] if due else []
 
     @property
     def running(self) -> str | None:
