@@ -12,10 +12,8 @@ in order); outstations run in parallel. Updates go out on :attr:`Master.bus`.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ from gridwire.dnp3.errors import DecodeError
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import BadParameter, Conflict, UnknownName
 from gridwire.master import controls as controls_module
-from gridwire.master import gate, timesync
+from gridwire.master import gate, status_pages, timesync
 from gridwire.master.bus import EventBus
 from gridwire.master.command_log import command
 from gridwire.master.conditions import (
@@ -40,7 +38,7 @@ from gridwire.master.connection import check_tls
 from gridwire.master.controls import Control, ControlProfile
 from gridwire.master.errors import UnknownOutstation
 from gridwire.master.hold import Hold
-from gridwire.master.limits import STATUS_PAGE, STATUS_SLICE
+from gridwire.master.limits import STATUS_PAGE
 from gridwire.master.queries import OutstationQueries
 from gridwire.master.records import (
     CaptureResult,
@@ -132,35 +130,13 @@ class Master(OutstationQueries):
     def status(self) -> Status:
         """Every outstation (for a caller in this process; the ``status`` operation pages,
         :meth:`status_page`)."""
-        entries = [s.status() for s in self._sessions.values()]
-        return self._status(entries, 0, len(entries))
+        return status_pages.every(self.allow_control, list(self._sessions.values()))
 
     async def status_page(self, offset: int = 0, limit: int = STATUS_PAGE) -> Status:
         """The outstations from ``offset`` (in the order they were added), ``limit`` at most,
-        built :data:`STATUS_SLICE` at a time with a turn of the event loop between (D153)."""
-        if offset < 0 or limit < 1:
-            raise BadParameter(f"status: offset {offset} and limit {limit} must be 0+ and 1+")
-        sessions = list(islice(self._sessions.values(), offset, offset + limit))
-        entries: list[OutstationStatus] = []
-        for start in range(0, len(sessions), STATUS_SLICE):
-            if start:
-                await asyncio.sleep(0)
-            entries.extend(s.status() for s in sessions[start : start + STATUS_SLICE])
-        return self._status(entries, offset, limit)
-
-    def _status(self, entries: list[OutstationStatus], offset: int, limit: int) -> Status:
-        total = len(self._sessions)
-        summary = dict.fromkeys(("connected", "connecting", "disconnected"), 0)
-        for session in self._sessions.values():
-            summary[session.connector.state] += 1
-        return Status(
-            allow_control=self.allow_control,
-            outstations=entries,
-            total=total,
-            offset=offset,
-            next=offset + limit if offset + limit < total else None,
-            summary=summary,
-        )
+        and a summary of them all (:mod:`gridwire.master.status_pages`, D153)."""
+        sessions = list(self._sessions.values())
+        return await status_pages.page(self.allow_control, sessions, offset, limit)
 
     async def add(self, settings: OutstationSettings) -> OutstationStatus:
         """Add an outstation and connect to it; answers once connected.
