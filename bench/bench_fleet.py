@@ -201,8 +201,9 @@ def _gridwire(base: int, count: int, baseline: int) -> dict[str, Any]:
         rss_start = _rss(proc.pid)
         time.sleep(WARM - 2.0)
         line = _Line(port)
-        done0, status_ms = _completed(line, count)
+        # CPU and time taken as each count is asked for, so both ends wait alike.
         cpu0, t0 = _cpu_seconds(proc.pid), time.monotonic()
+        done0, status_ms = _completed(line, count)
         quiet = _window(port, count, with_status=False)
         cpu1, t1 = _cpu_seconds(proc.pid), time.monotonic()
         done1, _ = _completed(line, count)
