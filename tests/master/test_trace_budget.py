@@ -66,6 +66,7 @@ def test_a_budget_smaller_than_one_frame_keeps_none() -> None:
     assert log.log_sent(READ_FRAME, 1.0) == 1
     assert len(log) == 0 and log.dropped == 1 and budget.used == 0
     assert log.last_id == 1 and log.gone(0) == 1
+    assert log.first_id == 2  # the wire publishes a frame only from here (none kept)
 
 
 @pytest.mark.parametrize("kind", ["line", "http"])

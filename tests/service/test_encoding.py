@@ -87,6 +87,50 @@ def test_sliced_encoding_gives_orjsons_octets(value: Any) -> None:
     assert asyncio.run(encode(value)) == dumps(value)
 
 
+plain_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**64 - 1),
+    st.floats(min_value=-9999999999999998.0, max_value=9999999999999998.0),
+    st.text(max_size=4),
+)
+other_values = st.one_of(
+    st.floats(),  # nan, infinities, and exponents past 1e16 go to orjson
+    st.sampled_from([1e16, -1e16, 1.5e300, float("nan"), float("inf")]),
+    st.binary(max_size=4),  # octets: hex, as orjson's default writes them
+)
+
+
+def objects(value: st.SearchStrategy[Any]) -> st.SearchStrategy[DnpObject]:
+    return st.builds(
+        DnpObject,
+        type=st.sampled_from(["bi", "ai", "counter", None]),
+        group=st.integers(0, 255),
+        variation=st.integers(0, 255),
+        index=st.none() | st.integers(0, 65535),
+        name=st.none() | st.text(max_size=6),
+        value=value,
+        flags=st.none() | st.lists(st.sampled_from(["ONLINE", "RESTART"]), max_size=2),
+        time_ms=st.none() | st.integers(0, 2**48),
+        synchronized=st.none() | st.booleans(),
+        event=st.booleans(),
+    )
+
+
+@given(
+    st.lists(objects(plain_values), min_size=1, max_size=8),
+    st.lists(objects(other_values), max_size=2),
+)
+@settings(max_examples=40, deadline=None)
+def test_decoded_objects_are_written_as_orjson_writes_them(
+    plain: list[DnpObject], other: list[DnpObject]
+) -> None:
+    # msgspec writes the slices whose values it writes as orjson does (D154); a slice with
+    # any other value is orjson's. The drawn objects are repeated past a slice.
+    items = (plain * (CHUNK // len(plain) + 2))[: CHUNK + 3] + other
+    assert asyncio.run(encode({"objects": items})) == dumps({"objects": items})
+
+
 async def test_long_lists_let_the_loop_run() -> None:
     objects = [DnpObject("ai", 30, 1, i, None, i * 0.5, ["ONLINE"], None, None, False)
                for i in range(9000)]  # fmt: skip

@@ -37,7 +37,14 @@ async def test_a_bad_line_is_answered_and_the_connection_stays() -> None:
         assert error(first, "request").startswith("the line is not JSON")
         second = await line.answer(None)  # blank lines are skipped
         assert "a message is a JSON object" in error(second, "request")
-        assert ok(await line.call("status")) == {"allow_control": False, "outstations": []}
+        assert ok(await line.call("status")) == {
+            "allow_control": False,
+            "outstations": [],
+            "total": 0,
+            "offset": 0,
+            "next": None,
+            "summary": {"connected": 0, "connecting": 0, "disconnected": 0},
+        }
 
 
 async def test_a_line_over_four_mebibytes_is_refused_and_closed() -> None:

@@ -230,7 +230,14 @@ async def connection(api: Transport, running: Running) -> None:
     assert up["connected"] is True
     removed = ok(await api.call("remove", "y"))
     assert removed["name"] == "y"
-    assert ok(await api.call("status")) == {"allow_control": True, "outstations": []}
+    assert ok(await api.call("status")) == {
+        "allow_control": True,
+        "outstations": [],
+        "total": 0,
+        "offset": 0,
+        "next": None,
+        "summary": {"connected": 0, "connecting": 0, "disconnected": 0},
+    }
     assert "unknown outstation 'y'" in error(await api.call("values", "y"), "request")
 
 

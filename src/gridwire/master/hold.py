@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 # The holds the current context holds (a token each: the Hold object itself).
 _holding: contextvars.ContextVar[frozenset[Hold]] = contextvars.ContextVar(
@@ -75,19 +75,35 @@ class Hold:
                 self._released.set()
                 _holding.reset(token)
 
-    @asynccontextmanager
-    async def turn(self, lock: asyncio.Lock, own: bool = True) -> AsyncIterator[None]:
+    def turn(self, lock: asyncio.Lock, own: bool = True) -> AbstractAsyncContextManager[None]:
         """Take ``lock`` (the session's one-request lock) once the current context may send
         (:meth:`passes`): while another context holds the outstation, wait for the hold to
-        end. A request that got the lock while a hold began lets it go again and waits."""
+        end. A request that got the lock while a hold began lets it go again and waits. (A
+        class, not a generator: every request of every outstation takes a turn.)"""
+        return _Turn(self, lock, own)
+
+    async def _take(self, lock: asyncio.Lock, own: bool) -> None:
         while True:
             while not self.passes(own):
                 await self._released.wait()
             await lock.acquire()
             if self.passes(own):
-                break
+                return
             lock.release()
-        try:
-            yield
-        finally:
-            lock.release()
+
+
+class _Turn:
+    """:meth:`Hold.turn`'s block."""
+
+    __slots__ = ("_hold", "_lock", "_own")
+
+    def __init__(self, hold: Hold, lock: asyncio.Lock, own: bool) -> None:
+        self._hold = hold
+        self._lock = lock
+        self._own = own
+
+    async def __aenter__(self) -> None:
+        await self._hold._take(self._lock, self._own)
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._lock.release()

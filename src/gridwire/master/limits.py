@@ -33,6 +33,13 @@ CONNECT_TIMEOUT: Final = 5.0
 """Seconds one connection attempt may take."""
 CONNECT_RETRY: Final = 1.0
 """Seconds between connection attempts while ``connect`` waits."""
+STATUS_PAGE: Final = 500
+"""Outstations one ``status`` answer lists unless it asks for more (``limit``): a page is
+built and written in a few ms, where 10,000 entries take a few hundred."""
+STATUS_PAGE_MAX: Final = 100_000
+"""The most outstations one ``status`` may ask to be listed (``limit``)."""
+STATUS_SLICE: Final = 0.003
+"""Seconds of building status entries between two turns of the event loop."""
 RECEIVE_BUFFER: Final = 65536
 """Octets read at most at a time: a 2048-octet fragment is about 2.3 KiB of frames."""
 MAX_LATE_SECONDS: Final = 3600.0

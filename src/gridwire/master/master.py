@@ -27,7 +27,7 @@ from gridwire.dnp3.errors import DecodeError
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import BadParameter, Conflict, UnknownName
 from gridwire.master import controls as controls_module
-from gridwire.master import gate, timesync
+from gridwire.master import gate, status_pages, timesync
 from gridwire.master.bus import EventBus
 from gridwire.master.command_log import command
 from gridwire.master.conditions import (
@@ -42,12 +42,11 @@ from gridwire.master.connection import check_tls
 from gridwire.master.controls import Control, ControlProfile
 from gridwire.master.errors import UnknownOutstation
 from gridwire.master.hold import Hold
+from gridwire.master.limits import STATUS_PAGE
 from gridwire.master.on_channel import let_go, on_channel
 from gridwire.master.queries import OutstationQueries
 from gridwire.master.records import (
-    CaptureResult,
     Exchange,
-    FrameRecord,
     OperateResult,
     OutstationStatus,
     RepeatStatus,
@@ -66,7 +65,6 @@ from gridwire.master.scans import (
 )
 from gridwire.master.session import CommandHook, Session
 from gridwire.master.settings import OutstationSettings, TaskSettings
-from gridwire.master.trace import DEFAULT_MASTER, DEFAULT_OUTSTATION
 from gridwire.master.trace_budget import DEFAULT_TRACE_BUDGET, TraceBudget
 from gridwire.process.clock import SYSTEM_CLOCK, Clock
 
@@ -80,7 +78,6 @@ BROADCAST_ADDRESSES: dict[str, int] = {
     "shall_confirm": 0xFFFE,
     "optional_confirm": 0xFFFF,
 }
-CLEARABLE = ("frames", "events", "values")
 _SMALLEST_CONTROL = 4  # octets: g41v2's value and status, after a one-octet index prefix
 
 
@@ -139,11 +136,19 @@ class Master(OutstationQueries):
         return self._maps.get(outstation)
 
     def status(self) -> Status:
-        return Status(
-            allow_control=self.allow_control,
-            outstations=[s.status() for s in self._sessions.values()],
-            channels=self.channels.status(),
-        )
+        """Every outstation (for a caller in this process; the ``status`` operation pages,
+        :meth:`status_page`), and the channels."""
+        status = status_pages.every(self.allow_control, list(self._sessions.values()))
+        status.channels = self.channels.status()
+        return status
+
+    async def status_page(self, offset: int = 0, limit: int = STATUS_PAGE) -> Status:
+        """The outstations from ``offset`` (in the order they were added), ``limit`` at most,
+        a summary of them all (:mod:`gridwire.master.status_pages`, D153), and the channels."""
+        sessions = list(self._sessions.values())
+        status = await status_pages.page(self.allow_control, sessions, offset, limit)
+        status.channels = self.channels.status()
+        return status
 
     def add_channel(self, settings: ChannelSettings) -> ChannelStatus:
         """A channel outstations can name; it opens when the first of them connects."""
@@ -424,33 +429,7 @@ class Master(OutstationQueries):
         session.schedules.set(kind, interval)  # RequestError below MIN_SCAN_INTERVAL
         return RepeatStatus(session.schedules.as_dict())
 
-    # --- what was seen --------------------------------------------------------------------
-
-    def trace(self, outstation: str, after: int = 0) -> list[FrameRecord]:
-        return self.session(outstation).frames.after(after)
-
-    def trace_dropped(self, outstation: str, after: int = 0) -> tuple[int, int]:
-        """Frames with an id above ``after`` no longer kept, and frames the trace dropped for
-        room (its cap or the trace budget) since the outstation was added."""
-        frames = self.session(outstation).frames
-        return frames.gone(after), frames.dropped
-
-    def capture(self, outstation: str, after: int = 0) -> CaptureResult:
-        """The frames kept as a pcap file (base64), framed as the outstation's connection."""
-        session = self.session(outstation)
-        local, remote = session.endpoints or (DEFAULT_MASTER, DEFAULT_OUTSTATION)
-        return session.frames.pcap(after, master=local, outstation=remote)
-
-    def clear(self, outstation: str, what: str = "frames") -> int:
-        """Forget the frames, events or values kept; how many were forgotten."""
-        session = self.session(outstation)
-        if what == "frames":
-            return session.frames.clear()
-        if what == "events":
-            return session.events.clear()
-        if what == "values":
-            return session.store.clear()
-        raise BadParameter(f"clear: {what!r} is not one of {', '.join(CLEARABLE)}")
+    # --- what was seen: trace, capture, clear (OutstationQueries) -------------------------
 
     def hold(self, outstation: str) -> AbstractAsyncContextManager[Hold]:
         """Hold ``outstation`` for the ``async with`` block: requests from other callers,

@@ -15,10 +15,15 @@ from collections.abc import Awaitable
 
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.objects.records import DnpObject
+from gridwire.errors import BadParameter
+from gridwire.master.records import CaptureResult, FrameRecord
 from gridwire.master.session import Session
 from gridwire.master.session_protocol import ExchangeResult
 from gridwire.master.settings import OutstationSettings
+from gridwire.master.trace import DEFAULT_MASTER, DEFAULT_OUTSTATION
 from gridwire.process.clock import Clock
+
+CLEARABLE = ("frames", "events", "values")
 
 
 class OutstationQueries:
@@ -71,3 +76,29 @@ class OutstationQueries:
         """One READ of ``body``'s object headers, answered with its responses as parsed and
         what they broke of the rules (:class:`ExchangeResult`), for a caller judging them."""
         return await self.session(outstation).exchange(FunctionCode.READ, body)
+
+    def trace(self, outstation: str, after: int = 0) -> list[FrameRecord]:
+        return self.session(outstation).frames.after(after)
+
+    def trace_dropped(self, outstation: str, after: int = 0) -> tuple[int, int]:
+        """Frames with an id above ``after`` no longer kept, and frames the trace dropped for
+        room (its cap or the trace budget) since the outstation was added."""
+        frames = self.session(outstation).frames
+        return frames.gone(after), frames.dropped
+
+    def capture(self, outstation: str, after: int = 0) -> CaptureResult:
+        """The frames kept as a pcap file (base64), framed as the outstation's connection."""
+        session = self.session(outstation)
+        local, remote = session.endpoints or (DEFAULT_MASTER, DEFAULT_OUTSTATION)
+        return session.frames.pcap(after, master=local, outstation=remote)
+
+    def clear(self, outstation: str, what: str = "frames") -> int:
+        """Forget the frames, events or values kept; how many were forgotten."""
+        session = self.session(outstation)
+        if what == "frames":
+            return session.frames.clear()
+        if what == "events":
+            return session.events.clear()
+        if what == "values":
+            return session.store.clear()
+        raise BadParameter(f"clear: {what!r} is not one of {', '.join(CLEARABLE)}")

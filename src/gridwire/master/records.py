@@ -205,6 +205,15 @@ class OutstationStatus:
 
 @dataclass(slots=True)
 class Status:
+    """``allow_control`` and ``outstations`` are the operations API's fixed fields; the rest
+    is gridwire's own (D153): ``outstations`` lists a page, from ``offset``, of ``total``
+    outstations in the order they were added; ``next`` is the offset of the next page (None
+    after the last); ``summary`` counts every outstation by connection state."""
+
     allow_control: bool
     outstations: list[OutstationStatus]
     channels: list[ChannelStatus] = field(default_factory=list)
+    total: int = 0
+    offset: int = 0
+    next: int | None = None
+    summary: dict[str, int] = field(default_factory=dict)

@@ -54,7 +54,18 @@ def outputs_body() -> bytes:
 
 
 def scan_body(kind: str) -> bytes:
-    """The read of a scan kind: integrity, events, class0..class3 or outputs."""
+    """The read of a scan kind: integrity, events, class0..class3 or outputs (each built
+    once: a scheduled scan asks for its body at every poll)."""
+    body = _SCAN_BODIES.get(kind)
+    if body is None:
+        body = _SCAN_BODIES[kind] = _build_scan_body(kind)
+    return body
+
+
+_SCAN_BODIES: dict[str, bytes] = {}
+
+
+def _build_scan_body(kind: str) -> bytes:
     if kind == "integrity":
         return integrity_body()
     if kind == "events":

@@ -124,6 +124,7 @@ class Session:
             max_request=settings.max_request_fragment,
         )
         self.frames = FrameLog(trace_limit, trace_budget)
+        self._tasks_shown: tuple[object, dict[str, Any]] = (None, {})
         self._named = name_of is not None
         self.store = ValueStore(name_of or no_names)
         self.events = EventLog(event_limit)
@@ -172,14 +173,19 @@ class Session:
 
     def status(self) -> OutstationStatus:
         s = self.settings
+        tasks = self.runner.tasks
+        shown = self._tasks_shown
+        if shown[0] is not tasks:  # the settings' dump, made again only when they change
+            shown = self._tasks_shown = (tasks, tasks.model_dump())
+        indications = self.indications
         return OutstationStatus(
             name=self.name,
             host=s.host,
             port=s.port,
             channel=s.channel,
             state=self.state,
-            connected=self.connected,
-            tasks=self.runner.tasks.model_dump(),
+            connected=self.wire.connection is not None,
+            tasks=shown[1],
             tasks_due=self.runner.due,
             reconnect=s.reconnect,
             read_retries=s.read_retries,
@@ -190,7 +196,7 @@ class Session:
             master_address=s.master_address,
             profile=s.profile,
             device_profile=s.device_profile,
-            indications=self.indications.names if self.indications is not None else [],
+            indications=indications.names if indications is not None else [],
             last_error=self.last_error,
             schedules=self.schedules.as_dict(),
             deviations=self.deviations.on,

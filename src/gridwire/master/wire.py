@@ -151,7 +151,8 @@ class Wire:
     def _logged(self, frame_id: int, direction: Direction, octets: bytes, time_ms: float) -> None:
         """Publish a frame just logged (its record is built only when someone listens) and
         write it to the capture."""
-        if self._bus.subscribers:
+        if self._bus.subscribers and frame_id >= self.frames.first_id:
+            # (a frame larger than the whole trace budget is not kept, nor published)
             record = self.frames.record(frame_id)
             self._bus.publish("frame", {"outstation": self.name, "frame": record})
         if self._capture is not None and self._flow is not None:

@@ -10,6 +10,12 @@ writes any list longer than :data:`CHUNK` items a slice at a time and yields to 
 between slices: other clients wait at most one slice (about 1 ms), and the octets are exactly
 those ``orjson.dumps`` would give. :class:`EventEncoder` encodes each published update once,
 however many streams carry it.
+
+A slice of decoded objects (a scan's ``objects``) is written by msgspec, which writes a slotted
+dataclass about 2.5 times as fast as orjson (DESIGN D154), when its octets are sure to be
+orjson's: every value a boolean, an integer, text, null or a float below 1e16 (from 1e16 up
+orjson writes an exponent as ``e+16`` and msgspec as ``e16``; msgspec would write octets as
+base64). Any other slice is written by orjson.
 """
 
 from __future__ import annotations
@@ -20,8 +26,11 @@ from collections import OrderedDict
 from pathlib import PurePath
 from typing import Any
 
+import msgspec
 import orjson
 from pydantic import BaseModel
+
+from gridwire.dnp3.objects.records import DnpObject
 
 CHUNK = 512
 """Lists longer than this are encoded a slice of this many items at a time."""
@@ -46,6 +55,24 @@ def _default(value: Any) -> Any:
 def dumps(value: Any) -> bytes:
     """``value`` as compact JSON (orjson with the service's ``default``)."""
     return orjson.dumps(value, default=_default, option=_OPTIONS)
+
+
+_OBJECTS = msgspec.json.Encoder()
+_PLAIN = (bool, int, str, type(None))
+_EXPONENT = 1e16  # orjson and msgspec write every float below this alike
+
+
+def _slice(items: list[Any]) -> bytes:
+    """A JSON array of ``items``, exactly as :func:`dumps` writes it."""
+    for item in items:
+        if type(item) is not DnpObject:
+            return dumps(items)
+        value = item.value
+        if not (
+            isinstance(value, _PLAIN) or (type(value) is float and -_EXPONENT < value < _EXPONENT)
+        ):
+            return dumps(items)
+    return _OBJECTS.encode(items)
 
 
 def _is_record(value: Any) -> bool:
@@ -87,7 +114,7 @@ async def _encode_into(value: Any, parts: list[bytes], depth: int) -> None:
             if start:
                 parts.append(b",")
                 await asyncio.sleep(0)
-            parts.append(dumps(value[start : start + CHUNK])[1:-1])
+            parts.append(_slice(value[start : start + CHUNK])[1:-1])
         parts.append(b"]")
     elif isinstance(value, list):
         parts.append(b"[")

@@ -39,6 +39,7 @@ from gridwire.operations.params import (
     RestartParams,
     ScanParams,
     SetTasksParams,
+    StatusParams,
     SynchronizeParams,
     UnsolicitedParams,
     WaitForParams,
@@ -70,12 +71,15 @@ def _by_function(function: str, body: str = "") -> bool:
 MASTER_OPERATIONS: list[Operation[Any]] = [
     declare(
         "status",
-        params=NoParams,
+        params=StatusParams,
         result=Status,
-        handler=lambda c, p: c.master.status(),
+        handler=lambda c, p: c.master.status_page(p.offset, p.limit),
         summary="The outstations and how each stands; allow_control",
         description="Each outstation with its connection state, tasks, tasks_due, reconnect "
-        "and the rest of its settings; and whether the service may command.",
+        "and the rest of its settings; and whether the service may command. A page of "
+        "limit outstations from offset (in the order they were added); total, next (the "
+        "offset of the next page, null after the last) and summary (every outstation "
+        "counted by connection state) say what the page leaves out.",
     ),
     declare(
         "add",

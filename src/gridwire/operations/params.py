@@ -21,7 +21,14 @@ from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.master.association import REQUEST_HEADER
 from gridwire.master.conditions import PointType, WaitParameters
 from gridwire.master.deviations import DEVIATIONS
-from gridwire.master.limits import LONGEST_WAIT, MAX_REQUEST_FRAGMENT, MIN_SCAN_INTERVAL, READ_ITEMS
+from gridwire.master.limits import (
+    LONGEST_WAIT,
+    MAX_REQUEST_FRAGMENT,
+    MIN_SCAN_INTERVAL,
+    READ_ITEMS,
+    STATUS_PAGE,
+    STATUS_PAGE_MAX,
+)
 from gridwire.operations.declaration import OutstationParams, Params
 
 ScanKind = Literal["integrity", "events", "class0", "class1", "class2", "class3", "outputs"]
@@ -94,6 +101,18 @@ ControlValue = bool | int | float | str
 
 class NoParams(Params):
     """No parameters."""
+
+
+class StatusParams(Params):
+    """A page of the outstations (gridwire's own parameters, D153)."""
+
+    offset: int = Field(default=0, ge=0, description="The first outstation listed (0 first)")
+    limit: int = Field(
+        default=STATUS_PAGE,
+        ge=1,
+        le=STATUS_PAGE_MAX,
+        description=f"Outstations listed at most ({STATUS_PAGE} unless given)",
+    )
 
 
 class ConnectParams(OutstationParams):

@@ -43,8 +43,15 @@ class IIN(IntFlag):
 
     @property
     def names(self) -> list[str]:
-        """Names of the bits set, lowest bit first."""
-        return [flag.name for flag in IIN if flag.name is not None and self & flag]
+        """Names of the bits set, lowest bit first (each value read once: every exchange
+        and every status entry asks)."""
+        value = int(self)
+        names = _NAMES.get(value)
+        if names is None:
+            names = _NAMES[value] = tuple(
+                flag.name for flag in IIN if flag.name is not None and self & flag
+            )
+        return list(names)
 
     @classmethod
     def from_names(cls, names: list[str]) -> IIN:
@@ -58,3 +65,7 @@ class IIN(IntFlag):
 REFUSALS = IIN.FUNC_NOT_SUPPORTED | IIN.OBJECT_UNKNOWN | IIN.PARAMETER_ERROR
 # Indications that say events of a class wait to be read.
 CLASS_EVENTS = {1: IIN.CLASS_1_EVENTS, 2: IIN.CLASS_2_EVENTS, 3: IIN.CLASS_3_EVENTS}
+
+
+_NAMES: dict[int, tuple[str, ...]] = {}
+"""The names of the bits of each IIN value read so far (at most 65,536 values)."""

@@ -56,7 +56,8 @@ class TaskRunner:
     @property
     def due(self) -> list[str]:
         """The tasks waiting to run, in the order they will."""
-        return [name for name in PRIORITY if name in self._due]
+        due = self._due
+        return [name for name in PRIORITY if name in due] if due else []
 
     @property
     def running(self) -> str | None:
@@ -147,6 +148,16 @@ class TaskRunner:
                 self._idle.set()
 
 
-def _indicated(iin: IIN) -> list[Task]:
-    """The tasks the indications of ``iin`` call for."""
-    return [task for task in INDICATED if iin & task.indication]
+def _indicated(iin: IIN) -> tuple[Task, ...]:
+    """The tasks the indications of ``iin`` call for (worked out once per value: every
+    response asks)."""
+    value = int(iin)
+    tasks = _INDICATED_BY_VALUE.get(value)
+    if tasks is None:
+        tasks = _INDICATED_BY_VALUE[value] = tuple(
+            task for task in INDICATED if iin & task.indication
+        )
+    return tasks
+
+
+_INDICATED_BY_VALUE: dict[int, tuple[Task, ...]] = {}

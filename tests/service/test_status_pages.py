@@ -1,0 +1,120 @@
+"""``status`` of many outstations (DESIGN D153): a page of them (500 unless ``limit`` says),
+``total``, ``next`` and a ``summary`` of every outstation by connection state, with the
+spec's ``allow_control`` and ``outstations``; and a status of 10,000 never holds the event
+loop longer than the bound tests/service/test_stall.py holds every message to.
+
+The outstations are added toward a port nothing listens on (each connection refused at once,
+``reconnect`` null), so they stay added and disconnected and cost no peer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import socket
+import time
+from collections.abc import Iterator
+
+import orjson
+import pytest
+
+from gridwire.errors import ConnectionFailed
+from gridwire.master import Master, OutstationSettings
+from gridwire.master.limits import STATUS_PAGE
+from tests.service.harness import LineTransport, error, ok, running_service
+from tests.service.test_stall import STATUS_WITHIN
+
+
+@pytest.fixture(autouse=True)
+def unfrozen() -> Iterator[None]:
+    yield
+    gc.unfreeze()
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+async def add_many(master: Master, count: int) -> None:
+    """Add ``count`` outstations, freezing what each batch made as the service freezes its
+    configured ones once added (settle_heap): a collection walks none of it afterwards."""
+    port = closed_port()
+
+    async def add(n: int) -> None:
+        settings = OutstationSettings(name=f"o{n}", host="127.0.0.1", port=port, reconnect=None)
+        with contextlib.suppress(ConnectionFailed):  # added, not connected
+            await master.add(settings)
+
+    for start in range(0, count, 500):
+        await asyncio.gather(*(add(n) for n in range(start, min(count, start + 500))))
+        gc.freeze()
+
+
+async def test_status_lists_a_page_and_counts_them_all() -> None:
+    count = STATUS_PAGE * 2 + 100
+    async with running_service() as running, LineTransport(running) as api:
+        await add_many(running.service.master, count)
+        first = ok(await api.call("status"))
+        assert first["allow_control"] is False
+        assert len(first["outstations"]) == STATUS_PAGE and first["total"] == count
+        assert (first["offset"], first["next"]) == (0, STATUS_PAGE)
+        assert first["summary"] == {"connected": 0, "connecting": 0, "disconnected": count}
+        entry = first["outstations"][0]
+        assert {"tasks", "tasks_due", "reconnect"} <= set(entry) and entry["reconnect"] is None
+        names = [o["name"] for o in first["outstations"]]
+        offset = first["next"]
+        while offset is not None:
+            page = ok(await api.call("status", offset=offset))
+            names += [o["name"] for o in page["outstations"]]
+            offset = page["next"]
+        assert names == [f"o{n}" for n in range(count)]
+        few = ok(await api.call("status", offset=count - 3, limit=10))
+        assert [o["name"] for o in few["outstations"]] == [f"o{n}" for n in range(count - 3, count)]
+        assert few["next"] is None
+        error(await api.call("status", limit=0), "request")
+
+
+async def line_call(port: int, message: dict[str, object]) -> bytes:
+    """One message over a fresh line connection; the answer line unparsed (parsing 4.8 MB
+    here would hold the loop the service shares with this test)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=16 << 20)
+    try:
+        writer.write(orjson.dumps(message) + b"\n")
+        return await reader.readline()
+    finally:
+        writer.close()
+        await writer.wait_closed()
+
+
+@pytest.mark.serial
+async def test_a_status_of_10000_never_holds_the_loop() -> None:
+    async with running_service() as running:
+        await add_many(running.service.master, 10_000)
+        gaps: list[float] = []
+        stop = asyncio.Event()
+
+        async def tick() -> None:
+            last = time.perf_counter()
+            while not stop.is_set():
+                await asyncio.sleep(0.001)
+                now = time.perf_counter()
+                gaps.append(now - last)
+                last = now
+
+        ticker = asyncio.create_task(tick())
+        await asyncio.sleep(0.01)
+        started = time.perf_counter()
+        page = await line_call(running.line_port, {"op": "status"})
+        paged = time.perf_counter() - started
+        everything = await line_call(
+            running.line_port, {"op": "status", "params": {"limit": 10_000}}
+        )
+        stop.set()
+        await ticker
+    assert orjson.loads(page)["result"]["total"] == 10_000
+    assert len(orjson.loads(everything)["result"]["outstations"]) == 10_000
+    assert paged < STATUS_WITHIN, f"a page of 10,000 took {paged * 1000:.0f} ms"
+    assert max(gaps) < STATUS_WITHIN, f"the loop was held {max(gaps) * 1000:.0f} ms"
