@@ -1,4 +1,4 @@
-"""A cluster on NATS against opendnp3's own master, same fleet, one run (DESIGN D169).
+"""A cluster on NATS against opendnp3's own master, same fleet, one run (DESIGN D161).
 
 N opendnp3 outstations (``GRIDWIRE_BENCH_CLUSTER_N``, 10,000 by default) in two yadnp3
 processes (a process may hold 20,000 files here: 5,000 outstations need 10,000), a tenth of

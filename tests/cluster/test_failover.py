@@ -45,7 +45,7 @@ from tests.support.peers import yadnp3_outstation
 from tests.support.waiting import eventually
 
 LEASE = 2.0
-BOUND = 15.0  # the stated bound (DESIGN D163): another worker polls it again within this
+BOUND = 15.0  # the stated bound (DESIGN D155): another worker polls it again within this
 
 
 @pytest.fixture(scope="module")

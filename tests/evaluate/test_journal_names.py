@@ -1,4 +1,4 @@
-"""Restore journals named per outstation (D219): by channel and link address on a named
+"""Restore journals named per outstation (D201): by channel and link address on a named
 channel, by host, port and link address otherwise (the name they always had), never by
 nickname; a journal a channel's outstation left under the name all of them shared before is
 still found for it, and only for it."""

@@ -8,7 +8,7 @@ such interpreter with the package is found: ``$GRIDWIRE_GRIDAPPSD_PYTHON``, else
 What it could do here (0.0.2a37): serve DeviceCapability, Time, the EndDeviceList with our
 device and a DERProgramList from DeviceCapability; take a DERControl through its admin
 endpoint (``POST /admin/derp/0/derc``) and list it. What it could not: its DERCurveList answers 500 (the gateway reads the program's controls
-all the same, D176); its Time answers 500
+all the same, D168); its Time answers 500
 when the machine's zone is UTC (it looks for daylight-saving transitions there), so it runs
 with TZ set; it has no Response sink (``POST`` to the replyTo answers 404), and the
 DefaultDERControl its admin endpoint takes is not served (404): the gateway runs the event,

@@ -1,4 +1,4 @@
-"""Old events are forgotten (DESIGN D221): an event over for the bound, no longer listed by the
+"""Old events are forgotten (DESIGN D203): an event over for the bound, no longer listed by the
 head-end and owing no Response is dropped from memory and from the SQLite store, with its
 Responses; the steps sent to the DER before the bound too. In process, a bound of 0.3 s, the
 gateway's own pruning on its own store (no head-end is reached: nothing is polled here)."""

@@ -1,4 +1,4 @@
-"""Reporting at the postRate the server gives (DESIGN D220): the head-end double's EndDevice
+"""Reporting at the postRate the server gives (DESIGN D202): the head-end double's EndDevice
 carries a postRate (the DER resources' cadence) and the MirrorUsagePoint it serves back at
 its Location another (the readings' cadence); the gateway is configured at 300 s, so any
 second PUT or POST within the window is the server's rate at work. Counts over windows,

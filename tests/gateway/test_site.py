@@ -1,4 +1,4 @@
-"""A site with several DERs runs one gateway per EndDevice (DESIGN D222): two configurations
+"""A site with several DERs runs one gateway per EndDevice (DESIGN D204): two configurations
 in one folder that name no store get a store each, named by their certificate's LFDI (worked
 out here from the standard's definition, not by gridwire); a store another process holds is
 refused with that process named, and free again once it is killed (kill -9: the system

@@ -1,4 +1,4 @@
-"""File answers an outstation defers (D218), against gridwire's outstation over TCP on
+"""File answers an outstation defers (D200), against gridwire's outstation over TCP on
 loopback: the master waits for the g70 object that follows a null response, correlated by
 request id, handle or block, reading the class the indications name (its own reads: the
 master here runs no automatic task) or taking it unsolicited, within the operation's

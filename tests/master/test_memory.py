@@ -1,4 +1,4 @@
-"""Memory of an outstation at rest (DESIGN D150): at most 40 KiB of Python allocations per
+"""Memory of an outstation at rest (DESIGN D146): at most 40 KiB of Python allocations per
 connected outstation. The peer is a listening socket that never accepts (the kernel
 completes each connection from its backlog), so every byte traced is the master's."""
 

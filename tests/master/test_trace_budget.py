@@ -1,4 +1,4 @@
-"""The trace budget (DESIGN D151): every outstation's frame log together keeps at most the
+"""The trace budget (DESIGN D147): every outstation's frame log together keeps at most the
 budget's bytes (a frame counts its octets plus FRAME_OVERHEAD), the oldest frames of the
 whole master go first, each log's own cap still holds, and ``trace`` and ``capture`` say how
 many frames were dropped."""

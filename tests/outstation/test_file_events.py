@@ -1,4 +1,4 @@
-"""Deferred file answers (D218) as octets derived by hand: the outstation answers a file
+"""Deferred file answers (D200) as octets derived by hand: the outstation answers a file
 request named in ``files_defer`` with a null response and delivers the g70 object later as a
 file event of ``files_event_class``, in a class read or unsolicited, held until confirmed.
 

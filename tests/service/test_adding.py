@@ -1,5 +1,5 @@
 """Outstations added together do not wait for one another's connection attempts (DESIGN
-D152): the configured outstations at start, and many ``add`` messages at once.
+D148): the configured outstations at start, and many ``add`` messages at once.
 
 The peer never answers: a listening socket whose backlog is full (nothing accepts), so the
 kernel drops each new SYN and every attempt runs to its timeout (1 s: response_timeout 1).

@@ -125,7 +125,7 @@ def objects(value: st.SearchStrategy[Any]) -> st.SearchStrategy[DnpObject]:
 def test_decoded_objects_are_written_as_orjson_writes_them(
     plain: list[DnpObject], other: list[DnpObject]
 ) -> None:
-    # msgspec writes the slices whose values it writes as orjson does (D154); a slice with
+    # msgspec writes the slices whose values it writes as orjson does (D150); a slice with
     # any other value is orjson's. The drawn objects are repeated past a slice.
     items = (plain * (CHUNK // len(plain) + 2))[: CHUNK + 3] + other
     assert asyncio.run(encode({"objects": items})) == dumps({"objects": items})

@@ -1,4 +1,4 @@
-"""``status`` of many outstations (DESIGN D153): a page of them (500 unless ``limit`` says),
+"""``status`` of many outstations (DESIGN D149): a page of them (500 unless ``limit`` says),
 ``total``, ``next`` and a ``summary`` of every outstation by connection state, with the
 spec's ``allow_control`` and ``outstations``; and a status of 10,000 never holds the event
 loop longer than the bound tests/service/test_stall.py holds every message to.

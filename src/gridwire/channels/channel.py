@@ -6,7 +6,7 @@ closes it when the last one lets go. Each outstation sees the channel through it
 link; the frames whose source is its link address come to it (:mod:`gridwire.channels.demux`);
 when the link is lost every drop hears it. A half-duplex channel (serial, by default) has one
 ``lock`` its outstations take for each request, so one request is on the line at a time;
-elsewhere each outstation keeps its own (DESIGN D202).
+elsewhere each outstation keeps its own (DESIGN D186).
 """
 
 from __future__ import annotations

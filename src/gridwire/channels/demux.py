@@ -2,7 +2,7 @@
 
 The octets a channel receives are cut into link frames (:class:`~gridwire.dnp3.link.LinkReader`)
 and each frame goes, as its own octets, to the outstation whose link address is the frame's
-source (DESIGN D201): a solicited response, an unsolicited one or a link-layer frame alike.
+source (DESIGN D185): a solicited response, an unsolicited one or a link-layer frame alike.
 A frame from an address no outstation on the channel has is dropped, and logged at most once
 a minute per channel (a noisy line must not fill the log); frames sent by a master (DIR set:
 our own requests echoed by an RS-485 line, or another master's) are dropped unlogged; runs of

@@ -12,7 +12,7 @@ answers whoever asked), from anyone, answering the latest sender.
 
 Captures: a serial line has no addresses, so its frames are recorded as a TCP flow between
 made-up endpoints, 127.0.0.1 (a port derived from the device path) and 127.0.0.2:20000, the
-DNP3 port, where Wireshark decodes them without being told (DESIGN D206).
+DNP3 port, where Wireshark decodes them without being told (DESIGN D190).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ A channel has a name (outstations name it in their ``channel`` setting) and a ``
 - ``udp``: our local endpoint and the outstation's remote one; IEEE 1815's rules for UDP: no
   link-layer confirmations are asked for, and a request fragment fits one datagram.
 
-Serial timing (DESIGN D203): ``inter_character_timeout`` is the longest silence inside a frame
+Serial timing (DESIGN D187): ``inter_character_timeout`` is the longest silence inside a frame
 before its partial octets are thrown away; ``response_timeout`` is the response timeout of the
 outstations on the channel that do not give their own.
 """

@@ -1,4 +1,4 @@
-"""The ``--cluster`` options of ``worker``, ``console`` and ``serve`` (D161)."""
+"""The ``--cluster`` options of ``worker``, ``console`` and ``serve`` (D153)."""
 
 from __future__ import annotations
 

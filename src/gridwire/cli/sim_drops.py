@@ -1,4 +1,4 @@
-"""``gridwire sim``'s multi-drop and serial/UDP options (DESIGN D205): several link addresses
+"""``gridwire sim``'s multi-drop and serial/UDP options (DESIGN D189): several link addresses
 answering on one TCP port (``--addresses``), on a serial device (``--serial``) or on a UDP
 socket (``--udp``), each address its own device."""
 

@@ -1,5 +1,5 @@
 """``gridwire worker --cluster URL``: a master that takes outstations of a gridwire cluster
-under leases and answers the operations its fronts route to it (D160-D165)."""
+under leases and answers the operations its fronts route to it (D152-D157)."""
 
 from __future__ import annotations
 

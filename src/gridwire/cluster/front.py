@@ -1,5 +1,5 @@
 """``gridwire console|serve --cluster URL``: the same operations, OpenAPI and events over
-every outstation of the cluster (D160, D164, D165).
+every outstation of the cluster (D152, D156, D157).
 
 The front runs the service's own dispatcher (:class:`ClusterDispatcher` subclasses
 :class:`gridwire.operations.dispatch.Dispatcher`): parameters are validated, the front's

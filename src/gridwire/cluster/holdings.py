@@ -1,5 +1,5 @@
 """What a worker holds: outstations taken under leases, their fencing tokens, and the fence
-each commanding request passes (D162-D164).
+each commanding request passes (D154-D156).
 
 An outstation's lease is its entry in the leases bucket, ``{"worker", "epoch"}``, written by
 compare-and-set; it is valid while the worker's own entry lives with that epoch. The

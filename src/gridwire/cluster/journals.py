@@ -1,4 +1,4 @@
-"""Evaluations' restore journals kept in the cluster (D166): a worker copies each journal
+"""Evaluations' restore journals kept in the cluster (D158): a worker copies each journal
 file it writes to the journals bucket before the control it records is sent
 (:data:`gridwire.evaluate.journal.JOURNAL_SINKS`), and writes the copy back into its own
 state directory before it connects an outstation it takes. So when a worker dies in the

@@ -1,5 +1,5 @@
 """A worker's lease: its entry in the workers bucket, renewed, and the fence that stops a
-worker whose lease lapsed from commanding anything (D162, D163).
+worker whose lease lapsed from commanding anything (D154, D155).
 
 The entry ``w.<worker>`` lives ``ttl`` seconds unrenewed; its first revision is the worker's
 *epoch*, which every outstation lease it takes names. The worker renews it every fifth of

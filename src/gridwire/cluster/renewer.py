@@ -1,5 +1,5 @@
 """The worker's lease renewed from a thread of its own, on a NATS connection of its own
-(D162): a worker whose loop is busy connecting and polling thousands of outstations still
+(D154): a worker whose loop is busy connecting and polling thousands of outstations still
 renews on time, while a paused or cut-off worker does not (the thread stops or cannot reach
 NATS with it).
 

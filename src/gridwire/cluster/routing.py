@@ -1,5 +1,5 @@
 """The front's side of an operation on one outstation: find the worker that holds it, send
-the operation there once, and answer (D164).
+the operation there once, and answer (D156).
 
 An operation is sent to one worker, once, and never again to another: when its worker is
 lost while it is in flight (its entry in the workers bucket lapses or changes epoch, or no

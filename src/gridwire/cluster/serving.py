@@ -1,5 +1,5 @@
 """What a worker answers on NATS: the operations a front routes to it, how taking an
-outstation ended, ``status``, and its events while some front has listeners (D160, D164).
+outstation ended, ``status``, and its events while some front has listeners (D152, D156).
 
 A routed operation arrives as ``{"message": {id, op, outstation, params}, "expires": T,
 "epoch": E}`` (T in Unix seconds, E the worker epoch the front found in the lease). The

@@ -1,5 +1,5 @@
 """How a worker or a front reaches the cluster: the NATS URLs, credentials and TLS, and the
-rule that a NATS server off loopback is refused without credentials (D161).
+rule that a NATS server off loopback is refused without credentials (D153).
 
     settings = ClusterSettings.from_url("nats://127.0.0.1:4222")
     nc = await connect(settings, name="gridwire worker")

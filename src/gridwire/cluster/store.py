@@ -1,5 +1,5 @@
 """The cluster's names on NATS: the connection, the subjects and the JetStream key-value
-buckets (D160), and the keys outstations are kept under.
+buckets (D152), and the keys outstations are kept under.
 
 Buckets (``<prefix>`` is ``gridwire`` unless set):
 

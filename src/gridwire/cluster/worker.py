@@ -1,5 +1,5 @@
 """``gridwire worker``: a master that takes outstations from the cluster under leases, renews
-them, and answers the operations a front routes to it (D160-D165).
+them, and answers the operations a front routes to it (D152-D157).
 
 Every ``scan`` seconds a worker reads which workers live and which outstations are held; it
 takes free outstations (no lease, or a lease whose worker's entry lapsed or changed epoch) up
@@ -132,7 +132,7 @@ class Worker:
 
     async def _watching(self) -> None:
         """When the lease ended (the renewer says so, or its time passed): every outstation
-        dropped, then a new epoch (D162)."""
+        dropped, then a new epoch (D154)."""
         while True:
             await asyncio.sleep(0.25)
             if self.lease.valid():

@@ -24,7 +24,7 @@ fsync'd (off the event loop) before the request is sent. What is recorded:
 keeps in the journal only what still differs (the file is removed when nothing does): those
 are "left changed", each ``{point, as_found, now}``. A journal file left by a run that never
 ended (``kill -9``, a power cut) is found by :func:`journal_path` (the outstation's channel,
-or host and port, and its link address, not its nickname: D219) and written back by
+or host and port, and its link address, not its nickname: D201) and written back by
 :func:`restore_journal`.
 """
 
@@ -76,7 +76,7 @@ _POLL: Final = 0.25
 JournalSink = Callable[[Path, "dict[str, Any] | None"], Awaitable[None]]
 JOURNAL_SINKS: list[JournalSink] = []
 """Awaited after each journal file is written (None: removed), before the control it records
-is sent: where a copy is kept beyond this machine (a cluster worker's journals bucket, D166)."""
+is sent: where a copy is kept beyond this machine (a cluster worker's journals bucket, D158)."""
 
 
 @dataclass(slots=True)

@@ -1,4 +1,4 @@
-"""Where restore journals are kept and what their files are named (D117, D219): one file per
+"""Where restore journals are kept and what their files are named (D117, D201): one file per
 outstation, written durably, refused while left, discarded on request."""
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ def default_state_dir() -> Path:
 
 
 def journal_path(state_dir: Path, settings: OutstationSettings) -> Path:
-    """The journal of one outstation, never its nickname's (D219): on a named channel
+    """The journal of one outstation, never its nickname's (D201): on a named channel
     ``journal-channel=<channel>-<link>.json``, else ``journal-<host>-<port>-<link>.json`` as
     before. A journal a channel's outstation left under the one name all of them shared
-    before D219 (``journal--0-<link>.json``) is still found when it was written for this
+    before D201 (``journal--0-<link>.json``) is still found when it was written for this
     outstation (its name and link address) and no journal of the new name exists."""
     link = settings.outstation_address
     if settings.channel is None:

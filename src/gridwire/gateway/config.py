@@ -5,7 +5,7 @@ seed of the randomization draws, the readings kept).
 One file (TOML, or JSON by its suffix) holds them all; relative paths in it are taken from its
 folder. Unknown keys and values of the wrong kind are refused with the key named. One gateway
 process serves one 2030.5 EndDevice (the certificate's) and one DER; a site with several runs
-one process per DER, each with its own certificate, store and API port (DESIGN D222): the
+one process per DER, each with its own certificate, store and API port (DESIGN D204): the
 store is named by the EndDevice's LFDI unless ``gateway.store`` names one.
 """
 

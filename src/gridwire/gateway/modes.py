@@ -1,4 +1,4 @@
-"""How each IEEE 2030.5 control mode lands on an IEEE 1815.2 DER (DESIGN D172 holds the same
+"""How each IEEE 2030.5 control mode lands on an IEEE 1815.2 DER (DESIGN D164 holds the same
 table with the source of each row).
 
 A rule names the DER function that carries the mode (its key in the point map: the demo map's

@@ -5,7 +5,7 @@ the MirrorUsagePoint and its MirrorMeterReadings (POST), from the DER's readings
 Element names and order are the IEEE 2030.5 schema's. Power values are ActivePower /
 ReactivePower / ApparentPower (``multiplier`` 0, ``value`` whole: a value over Int16 is carried
 with a multiplier of ten as needed). What the 1815.2 tables do not say is left out (the schema
-makes it optional) rather than invented; see DESIGN D177 for each field's source.
+makes it optional) rather than invented; see DESIGN D169 for each field's source.
 """
 
 from __future__ import annotations

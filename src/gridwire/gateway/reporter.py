@@ -5,7 +5,7 @@ and POSTs the site's MirrorMeterReadings to the MirrorUsagePoint it POSTed once 
 kept in the store, so a restart does not make another). A failure is logged once and tried
 again at the next round; reporting never holds up scheduling.
 
-Two cadences, each at the postRate the server gives (DESIGN D220): the DER resources at the
+Two cadences, each at the postRate the server gives (DESIGN D202): the DER resources at the
 EndDevice's ``postRate`` (IEEE 2030.5: how often the EndDevice and the resources under it are
 posted; a server may add or change it), read from the EndDevice at each round; the
 MirrorMeterReadings at the MirrorUsagePoint's ``postRate``, read from the MirrorUsagePoint

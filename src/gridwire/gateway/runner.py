@@ -200,7 +200,7 @@ class Gateway:
     def prune(self) -> list[str]:
         """Forget, in memory and in the store, the events over for ``keep_seconds`` that the
         head-end no longer lists and whose Responses are all posted, and the steps sent
-        before that bound (DESIGN D221); the events' mRIDs."""
+        before that bound (DESIGN D203); the events' mRIDs."""
         listed = {c.mrid for s in self.feed.program_sets() for c in s.controls}
         owed = {due.mrid for _, due in self.store.unposted()}
         dropped = self.scheduler.prune(self.client.now, self.keep_seconds, listed, owed)

@@ -3,7 +3,7 @@ each program's FSA offset; the modes to hold and the Responses due out. No clock
 nothing is sent here; :class:`Scheduler` keeps one :class:`EventRecord` per event (its
 randomization drawn once, its state, the Responses it has owed), which the store persists.
 
-Rules (IEEE 2030.5 section 10.2 and the DER function set's event rules; DESIGN D171):
+Rules (IEEE 2030.5 section 10.2 and the DER function set's event rules; DESIGN D163):
 
 - Rank: lower primacy (the program's) wins; within the same primacy the later creationTime.
 - Superseding, decided per control mode: an event is superseded when an event that ranks
@@ -24,7 +24,7 @@ Rules (IEEE 2030.5 section 10.2 and the DER function set's event rules; DESIGN D
   (252, 253, 254) are sent when any bit is set. Each (event, status) at most once.
 - Modes no active event holds take the DefaultDERControl of the program of best primacy
   that has one.
-- Pruning (:meth:`Scheduler.prune`, DESIGN D221): a record over for the bound, no longer
+- Pruning (:meth:`Scheduler.prune`, DESIGN D203): a record over for the bound, no longer
   listed and owing no Response is dropped.
 """
 

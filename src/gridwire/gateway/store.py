@@ -11,12 +11,12 @@
   event that ended while the gateway was down changed is put back);
 - ``changes``: every step sent to the DER, for the management API.
 
-Old rows are dropped (:meth:`Store.drop_events`, :meth:`Store.drop_changes`; DESIGN D221),
+Old rows are dropped (:meth:`Store.drop_events`, :meth:`Store.drop_changes`; DESIGN D203),
 so a gateway running for months keeps a bounded store (SQLite reuses the freed pages).
 
 Each write is its own transaction; the file is opened with WAL so a kill -9 leaves it whole.
 
-One store serves one gateway process (DESIGN D222): opening takes an exclusive lock on
+One store serves one gateway process (DESIGN D204): opening takes an exclusive lock on
 ``<store>.lock`` (released by the system when the process ends, even by kill -9), and
 :meth:`Store.claim` ties the store to the EndDevice's LFDI, so a second process or another
 device's configuration pointed at the same file is refused with the reason.

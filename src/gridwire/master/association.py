@@ -127,7 +127,7 @@ class Association:
         self._app_seq = 0
         # The frame count bit the next confirmed frame from the outstation carries (None: not
         # known yet), so a frame repeated because our ACK was lost is acknowledged again but
-        # not taken twice (a serial line's link retries; DESIGN D204).
+        # not taken twice (a serial line's link retries; DESIGN D188).
         self._fcb: bool | None = None
 
     def reset(self) -> None:

@@ -10,7 +10,7 @@ and each chunk is copied out as ``bytes`` of its own size. A plain protocol make
 allocate 256 KiB for every read, which glibc serves with mmap, mremap and munmap (three
 system calls and a page fault per chunk: one chunk per fragment of a multi-fragment
 response). The buffer is one per thread, shared by every connection its loop reads (DESIGN
-D150): asyncio asks for it, reads into it and hands it back in one synchronous step, and the
+D146): asyncio asks for it, reads into it and hands it back in one synchronous step, and the
 chunk is copied out before the step ends, so no two connections ever hold it at once; an
 outstation at rest keeps no receive buffer of its own.
 

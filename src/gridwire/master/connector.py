@@ -51,7 +51,7 @@ class Connector:
         channel: Channel | None = None,
     ) -> None:
         self.settings = settings
-        self.channel = channel  # a shared channel (DESIGN D200), else a connection of its own
+        self.channel = channel  # a shared channel (DESIGN D184), else a connection of its own
         self.clock = clock
         self.wire = wire
         self._on_data = on_data

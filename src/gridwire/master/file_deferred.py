@@ -1,4 +1,4 @@
-"""File answers an outstation defers (IEEE 1815-2012 file procedures; D218).
+"""File answers an outstation defers (IEEE 1815-2012 file procedures; D200).
 
 An outstation may answer OPEN_FILE, CLOSE_FILE, DELETE_FILE, GET_FILE_INFO, ABORT_FILE or a
 block's READ with a null response (no object) and deliver the g70v4 (command status), g70v5

@@ -6,7 +6,7 @@ standard's name, FILE_NOT_FOUND, PERMISSION_DENIED..., or one of gridwire's: TIM
 answer in time, REFUSED the request refused by its indications, BAD_ANSWER an answer that is
 not the procedure's, TOO_LARGE past ``max_size``, CANCELLED the caller went away), and an
 interrupted transfer says whether the ABORT_FILE sent for it was answered SUCCESS.
-``deferred`` counts the answers that came as file events after a null response (D218);
+``deferred`` counts the answers that came as file events after a null response (D200);
 ``requests`` counts every request the operation sent, the event reads made while waiting
 for those included.
 """

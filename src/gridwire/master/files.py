@@ -94,7 +94,7 @@ class _Procedure:
     ) -> object:
         """Send one request and return its one g70 answer of ``variations``: in the response,
         or, after a null response, the one ``match`` picks among the file events that follow
-        (D218; None: not deferred, as AUTHENTICATE_FILE's is not); Stop for no answer, a
+        (D200; None: not deferred, as AUTHENTICATE_FILE's is not); Stop for no answer, a
         refusal or anything else."""
         self.result.requests += 1
         with Watch(self.bus, self.session) as watch:  # open before the request leaves

@@ -47,7 +47,7 @@ FILE_INFO_FUNCTIONS: frozenset[FunctionCode] = frozenset(
     {FunctionCode.GET_FILE_INFO, FunctionCode.AUTHENTICATE_FILE}
 )
 """File functions that change nothing on the outstation: a file's descriptor, and the key
-credentials give (D211)."""
+credentials give (D193)."""
 
 
 def commands(
@@ -55,7 +55,7 @@ def commands(
 ) -> bool:
     """Whether asking for ``function`` by name commands (changes) the outstation.
 
-    The file procedures are judged by their object data too (D211), ``body`` (None: unknown,
+    The file procedures are judged by their object data too (D193), ``body`` (None: unknown,
     so judged by the function alone): OPEN_FILE reads when every g70v3 it carries opens for
     reading (mode 1), and CLOSE_FILE and ABORT_FILE when every g70v4 names a handle in
     ``read_handles``, those this master opened for reading; GET_FILE_INFO and

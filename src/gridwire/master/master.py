@@ -107,7 +107,7 @@ class Master(OutstationQueries):
         self.clock: Clock = clock or SYSTEM_CLOCK
         self.bus = EventBus()
         self._trace_limit = trace_limit
-        # Every outstation's trace together keeps at most trace_budget bytes (D151).
+        # Every outstation's trace together keeps at most trace_budget bytes (D147).
         self.trace_budget = TraceBudget(trace_budget)
         self._event_limit = event_limit
         self._profiles = profiles
@@ -118,7 +118,7 @@ class Master(OutstationQueries):
         )
         self._sessions: dict[str, Session] = {}
         self._maps: dict[str, ControlProfile] = {}
-        self.channels = Channels(self.clock.monotonic)  # by name (DESIGN D200)
+        self.channels = Channels(self.clock.monotonic)  # by name (DESIGN D184)
 
     # --- outstations ----------------------------------------------------------------------
 
@@ -144,7 +144,7 @@ class Master(OutstationQueries):
 
     async def status_page(self, offset: int = 0, limit: int = STATUS_PAGE) -> Status:
         """The outstations from ``offset`` (in the order they were added), ``limit`` at most,
-        a summary of them all (:mod:`gridwire.master.status_pages`, D153), and the channels."""
+        a summary of them all (:mod:`gridwire.master.status_pages`, D149), and the channels."""
         sessions = list(self._sessions.values())
         status = await status_pages.page(self.allow_control, sessions, offset, limit)
         status.channels = self.channels.status()
@@ -447,7 +447,7 @@ class Master(OutstationQueries):
         outstation passes, synchronously, as it is handed over and again right before it is
         written: ``fence(outstation, function)``; what it raises (ConnectionFailed, say)
         stops the request unsent. The caller decides what it checks (a cluster worker: that
-        its lease on the outstation is held, D163). Applies to outstations added later too."""
+        its lease on the outstation is held, D155). Applies to outstations added later too."""
         self._fence = fence
         for name, session in self._sessions.items():
             session.wire.fence = None if fence is None else functools.partial(fence, name)

@@ -1,4 +1,4 @@
-"""An outstation's settings as its channel shapes them (DESIGN D200, D203, D204).
+"""An outstation's settings as its channel shapes them (DESIGN D184, D187, D188).
 
 On a named channel the outstation's address is claimed there (two outstations on one channel
 need different addresses), a request fragment is kept to what the channel carries (on UDP,

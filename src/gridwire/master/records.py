@@ -122,7 +122,7 @@ class CaptureResult:
     """``pcap`` is base64 text of a pcap file; ``frames`` how many frames it holds.
     ``dropped``: frames with an id above ``after`` no longer kept (dropped for room or
     cleared); ``dropped_for_room``: frames the outstation's trace dropped to keep within its
-    cap or the master's trace budget since it was added (gridwire's own fields, D151)."""
+    cap or the master's trace budget since it was added (gridwire's own fields, D147)."""
 
     pcap: str
     frames: int
@@ -206,7 +206,7 @@ class OutstationStatus:
 @dataclass(slots=True)
 class Status:
     """``allow_control`` and ``outstations`` are the operations API's fixed fields; the rest
-    is gridwire's own (D153): ``outstations`` lists a page, from ``offset``, of ``total``
+    is gridwire's own (D149): ``outstations`` lists a page, from ``offset``, of ``total``
     outstations in the order they were added; ``next`` is the offset of the next page (None
     after the last); ``summary`` counts every outstation by connection state."""
 

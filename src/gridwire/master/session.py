@@ -29,7 +29,6 @@ import asyncio
 import contextvars
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from gridwire.capture import Endpoint, RotatingPcapWriter
@@ -43,9 +42,10 @@ from gridwire.master.association import Association, Fragment
 from gridwire.master.bus import EventBus
 from gridwire.master.connector import Connector, State
 from gridwire.master.deviations import Deviations
-from gridwire.master.exchange import ExchangeRules, Transaction, Verdict
+from gridwire.master.exchange import ExchangeRules, Verdict
 from gridwire.master.gate import CONTROL_FUNCTIONS
 from gridwire.master.hold import Hold
+from gridwire.master.in_flight import InFlight
 from gridwire.master.records import Outcome, OutstationStatus, exchange_record
 from gridwire.master.scans import scan_body
 from gridwire.master.schedules import Schedules
@@ -70,30 +70,6 @@ journal) records what the controls will change. What it raises stops the request
 _current_task: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "gridwire_master_task", default=None
 )
-
-
-@dataclass(slots=True, eq=False)
-class _InFlight:
-    """The request in flight as the session holds it: its transaction (the rules' side), what
-    a retry sends again, the future its caller awaits, what arrived and when, the timer."""
-
-    transaction: Transaction
-    function: FunctionCode
-    body: bytes
-    future: asyncio.Future[None]
-    responses: list[Response] = field(default_factory=list)
-    sent_ms: float | None = None
-    received_ms: float | None = None
-    last_received: float | None = None
-    timer: asyncio.TimerHandle | None = None
-
-    def finish(self) -> None:
-        """Wake the caller (the transaction has ended) and stop the timer."""
-        if not self.future.done():
-            self.future.set_result(None)
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
 
 
 class Session:
@@ -141,13 +117,13 @@ class Session:
             deviations=self.deviations,
             capture=capture,
         )
-        # One request in flight: per outstation, or per channel on a half-duplex one (D202).
+        # One request in flight: per outstation, or per channel on a half-duplex one (D186).
         shared = channel.lock if channel is not None else None
         self._lock = shared if shared is not None else asyncio.Lock()
         self.hold = Hold()  # while held, only the holder's requests go (Master.hold)
         self.command_hook: CommandHook | None = None  # see CommandHook
         self._rules = ExchangeRules(settings.confirms)
-        self._flight: _InFlight | None = None
+        self._flight: InFlight | None = None
         self._changed = asyncio.Event()
         # exchanges by outcome and unsolicited responses since the start (status shows them)
         self.counts: dict[str, int] = {}
@@ -400,7 +376,7 @@ class Session:
             read_retries=self.settings.read_retries,
             broadcast=broadcast,
         )
-        flight = _InFlight(transaction, function, body, loop.create_future())
+        flight = InFlight(transaction, function, body, loop.create_future())
         self._flight = flight
         try:
             flight.sent_ms = self._send("request", function, out.frames, body)
@@ -420,13 +396,13 @@ class Session:
                 self._flight = None
         return self._finish(flight, task, out.fragment, started, broadcast)
 
-    def _arm(self, flight: _InFlight) -> None:
+    def _arm(self, flight: InFlight) -> None:
         deadline = flight.transaction.deadline
         assert deadline is not None
         delay = max(0.0, deadline - self.clock.monotonic())  # a deadline on the one clock
         flight.timer = asyncio.get_running_loop().call_later(delay, self._on_deadline, flight)
 
-    def _on_deadline(self, flight: _InFlight) -> None:
+    def _on_deadline(self, flight: InFlight) -> None:
         """The timer: ask the rules what the time means (wait on, send again, or ended)."""
         flight.timer = None
         if flight.future.done():
@@ -449,7 +425,7 @@ class Session:
 
     def _finish(
         self,
-        flight: _InFlight,
+        flight: InFlight,
         task: str | None,
         fragment: bytes,
         started: float,

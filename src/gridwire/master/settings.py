@@ -53,7 +53,7 @@ class OutstationSettings(BaseModel):
 
     name: str = Field(min_length=1, max_length=NAME_LENGTH)
     # host and port (and tls) are the short form of a TCP or TLS channel of the outstation's
-    # own; an outstation on a named channel (channel) gives none of them (DESIGN D200).
+    # own; an outstation on a named channel (channel) gives none of them (DESIGN D184).
     host: str = Field(default="", max_length=HOST_LENGTH)
     port: int = Field(default=0, ge=0, le=65535)
     channel: str | None = Field(

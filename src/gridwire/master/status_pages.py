@@ -1,4 +1,4 @@
-"""``status`` of many outstations (DESIGN D153): a page of them and a summary of them all.
+"""``status`` of many outstations (DESIGN D149): a page of them and a summary of them all.
 
 A page lists ``limit`` outstations from ``offset``, in the order they were added; ``total``,
 ``next`` (the offset of the next page, None after the last) and ``summary`` (every outstation

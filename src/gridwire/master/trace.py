@@ -175,7 +175,7 @@ class FrameLog:
         self._sent: deque[bool] = deque()
         self._notes: deque[str | FrameRecord | None] = deque()
         self._next = 1
-        # The process-wide budget (D151): the bytes this log counts against it, and the
+        # The process-wide budget (D147): the bytes this log counts against it, and the
         # frames it dropped for room (its own cap or the budget) since it was made.
         self._budget = budget
         self._bytes = 0

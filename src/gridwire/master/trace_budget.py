@@ -1,4 +1,4 @@
-"""The trace's memory, bounded for the whole master (DESIGN D151).
+"""The trace's memory, bounded for the whole master (DESIGN D147).
 
 Every outstation's :class:`~gridwire.master.trace.FrameLog` keeps at most its own number of
 frames (the per-outstation cap); together they keep at most :attr:`TraceBudget.limit` bytes.

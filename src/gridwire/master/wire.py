@@ -70,7 +70,7 @@ class Wire:
         # again as it is written; what it raises stops the request unsent. A cluster
         # worker's lease check goes here (Master.command_fence).
         self.fence: Callable[[FunctionCode], None] | None = None
-        self.read_handles: set[int] = set()  # file handles opened for reading (D211)
+        self.read_handles: set[int] = set()  # file handles opened for reading (D193)
 
     def attach(self, conn: Link) -> None:
         """``conn`` is the connection from now on (a capture gets a flow of its own)."""
@@ -91,7 +91,7 @@ class Wire:
         that commands when control is not allowed. The session asks it as a request is handed
         over, before it takes a turn or a sequence number, and :meth:`send` asks it again for
         every request fragment as the last guard. ``body`` (None: not known yet) lets the
-        gate judge file requests by their objects (D211)."""
+        gate judge file requests by their objects (D193)."""
         gate.check(function, self.allow_control, body, self.read_handles)
         if self.fence is not None and gate.commands(function, body, self.read_handles):
             self.fence(function)

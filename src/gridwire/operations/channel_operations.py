@@ -1,4 +1,4 @@
-"""The channel operations: ``add_channel`` and ``remove_channel`` (DESIGN D200). A channel
+"""The channel operations: ``add_channel`` and ``remove_channel`` (DESIGN D184). A channel
 named here is what an outstation's ``channel`` setting (``add``) refers to; ``status`` lists
 the channels with the outstations on each."""
 

@@ -1,6 +1,6 @@
 """The file operations (IEEE 1815-2012 group 70, :mod:`gridwire.master.files`): one
 declaration each. ``file.list``, ``file.info`` and ``file.read`` read and need no control;
-``file.write`` and ``file.delete`` command the outstation (D211)."""
+``file.write`` and ``file.delete`` command the outstation (D193)."""
 
 from __future__ import annotations
 

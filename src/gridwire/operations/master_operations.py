@@ -60,7 +60,7 @@ def _writes_tasks(tasks: dict[str, Any]) -> bool:
 
 
 def _by_function(function: str, body: str = "") -> bool:
-    """Whether a request by name commands; file requests by their objects too (D211)."""
+    """Whether a request by name commands; file requests by their objects too (D193)."""
     try:
         octets: bytes | None = bytes.fromhex(body)
     except ValueError:

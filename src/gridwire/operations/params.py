@@ -104,7 +104,7 @@ class NoParams(Params):
 
 
 class StatusParams(Params):
-    """A page of the outstations (gridwire's own parameters, D153)."""
+    """A page of the outstations (gridwire's own parameters, D149)."""
 
     offset: int = Field(default=0, ge=0, description="The first outstation listed (0 first)")
     limit: int = Field(

@@ -20,7 +20,7 @@ DEFERRABLE = (
     "READ",
     "WRITE",
 )
-"""The file requests whose answers ``files_defer`` may defer (D218)."""
+"""The file requests whose answers ``files_defer`` may defer (D200)."""
 
 
 @dataclass(slots=True)
@@ -44,7 +44,7 @@ class OutstationConfig:
     directory served by the file procedures (read-only unless ``files_writable``; an open or
     delete needs the key ``files_credentials`` give, when set): :mod:`gridwire.outstation.files`.
     ``files_defer`` names the file requests answered with a null response, their answer
-    following as an event of class ``files_event_class`` (D218; e.g. ``("OPEN_FILE",)``, as an
+    following as an event of class ``files_event_class`` (D200; e.g. ``("OPEN_FILE",)``, as an
     outstation does that takes time to gather a large directory): OPEN_FILE, CLOSE_FILE,
     DELETE_FILE, GET_FILE_INFO, ABORT_FILE, READ (a block) or WRITE (a block).
     """

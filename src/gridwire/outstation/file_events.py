@@ -1,4 +1,4 @@
-"""File events: the answers of file requests the outstation deferred (D218).
+"""File events: the answers of file requests the outstation deferred (D200).
 
 With ``files_defer`` (:class:`gridwire.outstation.config.OutstationConfig`) the outstation
 answers the file requests named there with a null response, and the g70 object that would

@@ -13,7 +13,7 @@ opened to write is gathered in memory and written at the close (to a temporary n
 renamed over the file); ABORT_FILE forgets it. At most :data:`MAX_OPEN` files are open at
 once. Every request is answered with a status, never left unanswered: at once, or, for the
 functions ``defer`` names, by a null response now and the answer as a file event later
-(:mod:`gridwire.outstation.file_events`, D218).
+(:mod:`gridwire.outstation.file_events`, D200).
 """
 
 from __future__ import annotations

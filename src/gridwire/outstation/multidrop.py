@@ -1,4 +1,4 @@
-"""Several outstations on one link, each by its link address (DESIGN D205): what a master's
+"""Several outstations on one link, each by its link address (DESIGN D189): what a master's
 multi-drop channel talks to in tests and demos (``gridwire sim --addresses``).
 
 The link is a TCP port (one master connection at a time; a new one replaces the old), a serial

@@ -12,7 +12,7 @@ out oldest first, consecutive events of one group and variation sharing an index
 header (0x17/0x28). Relative-time events (g2v3, g4v3) are preceded by a common
 time-of-occurrence (g51v1 when the clock was set by a master, else g51v2) and a new one
 starts whenever an event's time is not within 65535 ms after it. A read of every event of
-a class (no type, no limit) that holds the file events (``files``, D218) carries those after
+a class (no type, no limit) that holds the file events (``files``, D200) carries those after
 the points' events, each held and retired as they are.
 """
 
@@ -225,7 +225,7 @@ class FragmentWriter:
     def _files(
         self, files: FileEvents, part: EventPart, chunks: list[bytes], left: int, out: Written
     ) -> int:
-        """The waiting file events after the points' (D218); one too long for any fragment
+        """The waiting file events after the points' (D200); one too long for any fragment
         stays unsent rather than stop the read."""
         while (octets := files.take(self._token, left)) is not None:
             chunks.append(octets)

@@ -100,7 +100,7 @@ class OutstationSession:
         )
         self.select = SelectRules(self.config.select_timeout)
         self.files = served_files(self.config)
-        self._files = self.files.events if self.files is not None else None  # D218
+        self._files = self.files.events if self.files is not None else None  # D200
         self.restarted = True  # DEVICE_RESTART (IIN1.7) until a master clears it
         self.unsolicited_enabled: set[int] = set(self.config.unsolicited_classes)
         self.connected = False

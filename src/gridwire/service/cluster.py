@@ -140,7 +140,7 @@ async def run_worker(
         profiles=ProfileLoader(config.tables),
     )
     wid = name or worker_name()
-    # Each worker its own state directory: journals meet in the cluster's bucket (D166).
+    # Each worker its own state directory: journals meet in the cluster's bucket (D158).
     state_dir = config.state_dir or Path(tempfile.mkdtemp(prefix=f"gridwire-worker-{wid}-"))
     service = Service(master, None, device_profile=config.device_profile, state_dir=state_dir)
     stopping = asyncio.Event()

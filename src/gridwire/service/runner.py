@@ -138,7 +138,7 @@ async def add_all(
     announce: Announce | None,
 ) -> None:
     """Add the configured outstations at start, up to :data:`ADDING_AT_ONCE` at a time
-    (DESIGN D152): one that waits for its connection does not hold up the others. The first
+    (DESIGN D148): one that waits for its connection does not hold up the others. The first
     setting that cannot be used is a ConfigError, and the adding stops."""
     turns = asyncio.Semaphore(ADDING_AT_ONCE)
 
