@@ -25,7 +25,7 @@ from tests.support.net import free_port, wait_listening
 from tests.support.processes import running
 
 NS = {"d": "http://www.dnp.org/DNP3/DeviceProfile"}
-SERVED = 678  # the demo map's 696 points less the 18 of watt-var, which the DER does not support
+SERVED = 741  # the demo map's 759 points less the 18 of watt-var, which the DER does not support
 
 
 def test_der_describe_only_reads() -> None:
@@ -69,12 +69,12 @@ async def test_der_describe_of_the_simulated_der(kind: str) -> None:
     assert compared["absent"] == compared["undeclared"] == compared["class_0"] == []
     assert layout["title"].endswith(": observed by gridwire")
     assert described["counts"] == {
-        "bi": 46,
-        "bo": 19,
+        "bi": 47,
+        "bo": 20,
         "counter": 4,
         "frozen": 4,
-        "ai": 339,
-        "ao": 266,
+        "ai": 371,
+        "ao": 295,
     }
     assert described["attributes"] > 0 and described["function_codes"] == [1]
     # watt-var's points, in the map and not served: read by range, refused, left out

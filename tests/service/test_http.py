@@ -144,7 +144,15 @@ async def test_message_form() -> None:
         assert answer.json() == {
             "id": "mine-1",
             "ok": True,
-            "result": {"allow_control": False, "outstations": []},
+            "result": {
+                "allow_control": False,
+                "outstations": [],
+                "total": 0,
+                "offset": 0,
+                "next": None,
+                "summary": {"connected": 0, "connecting": 0, "disconnected": 0},
+                "channels": [],
+            },
         }
         plain = await client.post("/api/status", json={})
         assert plain.json()["id"] is None

@@ -44,6 +44,7 @@ async def test_a_bad_line_is_answered_and_the_connection_stays() -> None:
             "offset": 0,
             "next": None,
             "summary": {"connected": 0, "connecting": 0, "disconnected": 0},
+            "channels": [],
         }
 
 

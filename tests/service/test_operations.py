@@ -237,6 +237,7 @@ async def connection(api: Transport, running: Running) -> None:
         "offset": 0,
         "next": None,
         "summary": {"connected": 0, "connecting": 0, "disconnected": 0},
+        "channels": [],
     }
     assert "unknown outstation 'y'" in error(await api.call("values", "y"), "request")
 
