@@ -25,6 +25,7 @@ from tests.console.pages import WAIT_MS
 from tests.support.net import free_port
 from tests.support.peers import OutstationPeer, yadnp3_der
 from tests.support.processes import running
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.interop
 
@@ -118,12 +119,14 @@ def test_points_events_and_traffic_in_the_map_s_units(watched: Watched, console:
     page.click("#tab-traffic")
     page.fill(".pane-traffic input.filter", "READ g60")
     rows = page.locator(f".vt-frames {ROWS}")
-    rows.first.wait_for(timeout=WAIT_MS)
-    summary = rows.first.locator("span").nth(4).inner_text()
+    # The list is filtered on the next frame: wait until its first row is a READ, then judge it.
+    summary_of = lambda: rows.first.locator("span").nth(4).inner_text()  # noqa: E731
+    eventually(lambda: summary_of().startswith("READ"), within=WAIT_MS / 1000)
+    summary = summary_of()
     assert re.match(r"^READ seq=\d+ g60v[1-4]", summary), summary
     # The integrity scan's response: all its objects (a fragment of several frames, read whole).
     page.fill(".pane-traffic input.filter", "RESPONSE g30v1 0-6")
-    rows.first.wait_for(timeout=WAIT_MS)
+    eventually(lambda: summary_of().startswith("RESPONSE"), within=WAIT_MS / 1000)
     rows.first.click()
     decoded = page.locator(".frame-detail")
     named = decoded.locator("li", has=page.locator(".point-name", has_text="Frequency"))
