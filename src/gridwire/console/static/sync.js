@@ -23,6 +23,18 @@ import {
 let statusRun = null;
 let statusAgain = false;
 
+// `status` answers a page of outstations (500 unless asked; DESIGN D149): the page takes
+// every page in turn, so a fleet past one page is listed whole and none of it is forgotten.
+async function everyPage() {
+  let page = await call("status");
+  const outstations = [...page.outstations];
+  while (page.next !== null && page.next !== undefined) {
+    page = await call("status", { offset: page.next });
+    outstations.push(...page.outstations);
+  }
+  return { ...page, offset: 0, next: null, outstations };
+}
+
 // One `status` at a time; asked again while one runs, it runs once more after it.
 export function refreshStatus() {
   if (statusRun) {
@@ -33,7 +45,7 @@ export function refreshStatus() {
     try {
       do {
         statusAgain = false;
-        const status = await call("status");
+        const status = await everyPage();
         state.status = status;
         const names = new Set(status.outstations.map((o) => o.name));
         for (const name of [...state.stations.keys()]) if (!names.has(name)) forget(name);
