@@ -10,11 +10,14 @@ a person to look at.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
 
+from gridwire.errors import ConnectionFailed
+from gridwire.master import OutstationSettings
 from gridwire.master.bus import BACKLOG_LIMIT
 from tests.console.browser import Watched
 from tests.console.pages import TABS, TOKEN, WAIT_MS, open_console, pane
@@ -353,3 +356,34 @@ def test_points_table_keeps_a_screenful_of_rows_while_thousands_change(
             timeout=WAIT_MS,
         )
     watched.assert_clean()
+
+
+def test_a_fleet_past_one_status_page_is_listed_whole(watched: Watched, site: Site) -> None:
+    """``status`` answers 500 outstations a page (DESIGN D149): the page takes every page, so
+    the 520th outstation is listed, and picking it works (none past the first page is lost)."""
+    closed = free_port()  # nothing listens: each is added, fails to connect, stays, waits an hour
+    names = [f"fleet{n:03d}" for n in range(520)]
+
+    async def add_all() -> None:
+        for name in names:
+            settings = OutstationSettings(
+                name=name, host="127.0.0.1", port=closed, reconnect=3600, manual=True
+            )
+            with contextlib.suppress(ConnectionFailed):
+                await site.running.master.add(settings)
+
+    async def remove_all() -> None:
+        for name in names:
+            await site.running.master.remove(name)
+
+    site.run(add_all(), timeout=120)
+    try:
+        page = open_console(watched, site, "plain", "overview")
+        last = page.locator(".side button.outstation[data-name='fleet519']")
+        last.wait_for(timeout=WAIT_MS)
+        assert page.locator(".side button.outstation").count() == 522  # der, plain and 520
+        last.click()
+        page.wait_for_function("location.hash.includes('fleet519')", timeout=WAIT_MS)
+        watched.shot("fleet-past-one-status-page")
+    finally:
+        site.run(remove_all(), timeout=120)
