@@ -143,6 +143,7 @@ def test_a_journal_left_refuses_the_run_until_discarded(der: int, tmp_path: Path
     assert not path.exists()
 
 
+@pytest.mark.serial  # the cut lands 0.6 s into the check: it bounds when things happen
 def test_the_connection_cut_mid_check_is_restored_once_back(der: int, tmp_path: Path) -> None:
     before = look(der)
     with relayed(der) as relay:
@@ -169,6 +170,7 @@ def test_the_connection_cut_mid_check_is_restored_once_back(der: int, tmp_path: 
     assert after == before, differences(before, after)
 
 
+@pytest.mark.serial  # the cut lands 0.6 s into the check: it bounds when things happen
 def test_the_connection_never_back_leaves_it_said_and_journaled(der: int, tmp_path: Path) -> None:
     before = look(der)
     state = tmp_path / "state"
