@@ -18,9 +18,7 @@ puts the DER back to what it found, and keeps the Responses owed with the 404 no
 
 from __future__ import annotations
 
-import glob
 import os
-import shutil
 import ssl
 import subprocess
 import time
@@ -37,14 +35,14 @@ from gridwire.outstation import run_outstation
 from gridwire.sep2.client import Sep2Client
 from gridwire.sep2.config import build_config
 from tests.gateway.conftest import CountingDer
+from tests.support import gridappsd as gridappsd_venv
 from tests.support.net import free_port
 from tests.support.processes import running
 from tests.support.waiting import until
 
 pytestmark = pytest.mark.interop
 
-ROOT = Path(__file__).resolve().parents[2]
-PYTHON = Path(os.environ.get("GRIDWIRE_GRIDAPPSD_PYTHON", ROOT / ".venv-gridappsd/bin/python"))
+PYTHON = Path(os.environ.get("GRIDWIRE_GRIDAPPSD_PYTHON", gridappsd_venv.PYTHON))
 OPENSSL_CNF = """[ ca ]
 default_ca = CA_default
 [ CA_default ]
@@ -72,30 +70,11 @@ subjectKeyIdentifier = hash
 """
 
 
-def _python_310() -> str | None:
-    """A Python 3.10 interpreter on PATH or under pyenv (looked for before HOME is changed)."""
-    pyenv = os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))
-    found = [
-        shutil.which("python3.10"),
-        *sorted(glob.glob(f"{pyenv}/versions/3.10*/bin/python3.10")),
-    ]
-    for candidate in filter(None, found):
-        probe = [candidate, "-c", "import sys; assert sys.version_info[:2] == (3, 10)"]
-        if subprocess.run(probe, capture_output=True, check=False).returncode == 0:
-            return candidate
-    return None
-
-
-PYTHON_310 = _python_310()
+PYTHON_310 = gridappsd_venv.python_310()  # looked for before a test changes HOME
 
 
 def _installed() -> bool:
-    if not PYTHON.exists():
-        return False
-    found = subprocess.run(
-        [str(PYTHON), "-c", "import ieee_2030_5"], capture_output=True, check=False
-    )
-    return found.returncode == 0
+    return gridappsd_venv.installed(PYTHON)
 
 
 @pytest.fixture(autouse=True)
@@ -105,16 +84,16 @@ def no_installed_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
 @pytest.fixture
 def gridappsd() -> Path:
-    """The interpreter with gridappsd-2030-5, its virtual environment made the first time."""
+    """The interpreter with gridappsd-2030-5, its virtual environment made the first time
+    (or waited for while .ci/run makes it: tests/support/gridappsd.py)."""
     if _installed():
         return PYTHON
+    if "GRIDWIRE_GRIDAPPSD_PYTHON" in os.environ:
+        pytest.fail(f"GRIDWIRE_GRIDAPPSD_PYTHON={PYTHON} does not import gridappsd-2030-5")
     if PYTHON_310 is None:
         pytest.skip("no Python 3.10 on PATH or under pyenv: gridappsd-2030-5's pins need it")
-    venv = PYTHON.parents[1]
-    subprocess.run([PYTHON_310, "-m", "venv", str(venv)], check=True, timeout=120)
-    pip = [str(venv / "bin/pip"), "install", "-q", "gridappsd-2030-5"]
-    made = subprocess.run(pip, capture_output=True, text=True, check=False, timeout=480)
-    assert made.returncode == 0 and _installed(), f"installing gridappsd-2030-5: {made.stderr}"
+    problem = gridappsd_venv.ensure(PYTHON_310)
+    assert problem is None, problem
     return PYTHON
 
 
