@@ -11,6 +11,7 @@ from typing import Any
 from tests.console.browser import Watched
 from tests.console.pages import WAIT_MS, der_call, open_console
 from tests.console.site import Site
+from tests.support.waiting import eventually
 
 
 def _in_view(page: Any, selector: str) -> bool:
@@ -35,7 +36,8 @@ def test_trends_poll_share_an_axis_and_show_where_looked(watched: Watched, site:
     low_row.locator("input[type='checkbox']").check()
     chart = f".trends svg[data-trend-chart='ai:{low['index']}']"
     page.wait_for_selector(chart, timeout=WAIT_MS)
-    assert _in_view(page, chart), "the new chart is off screen"
+    # The page scrolls the new chart into view on its next frame: wait for that, not longer.
+    assert eventually(lambda: _in_view(page, chart), within=5), "the new chart is off screen"
     assert _in_view(page, f".der-points tr[data-key='ai:{low['index']}']")
     assert page.get_attribute("[data-polling]", "data-polling") == "on"
     assert "every 2 s" in page.inner_text("[data-polling]")
