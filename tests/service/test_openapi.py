@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, reject, settings
@@ -20,7 +22,7 @@ from pydantic import BaseModel
 from schemathesis.checks import positive_data_acceptance
 
 from gridwire.operations.declaration import OperationTable, OutstationParams, Params, declare
-from gridwire.operations.openapi import openapi_document
+from gridwire.operations.openapi import openapi_document, openapi_octets
 from gridwire.operations.table import default_table
 from gridwire.transports.http_app import build_app
 from tests.service.harness import HttpTransport, running_service
@@ -99,6 +101,19 @@ PROBE = declare(
 POKE = declare(
     "poke", params=PokeParams, result=Probed, handler=_unused, summary="Poke it", commands=True
 )
+
+
+def test_the_document_is_built_once_for_tables_of_the_same_operations() -> None:
+    # Services start by the hundred (tests, a cluster's workers): the document of a table is
+    # made once per process, and a table of other operations, or of the same names described
+    # otherwise, gets its own.
+    first = openapi_octets(OperationTable([PROBE, POKE]))
+    assert openapi_octets(OperationTable([PROBE, POKE])) is first
+    assert orjson.loads(first) == openapi_document(OperationTable([PROBE, POKE]))
+    alone = orjson.loads(openapi_octets(OperationTable([PROBE])))
+    assert set(alone["paths"]) == {"/api/probe"} | OTHER_PATHS
+    again = orjson.loads(openapi_octets(OperationTable([replace(PROBE, summary="Probe again")])))
+    assert again["paths"]["/api/probe"]["post"]["summary"] == "Probe again"
 
 
 async def test_the_document_is_built_from_the_table_alone() -> None:
@@ -197,7 +212,7 @@ def fuzz(
 
     @given(case=operation.as_strategy(mode))
     @settings(
-        max_examples=20,
+        max_examples=12,  # x2 modes x every operation: ~1,400 requests (D206)
         deadline=None,
         database=None,
         derandomize=True,  # the same cases every run: a failure reproduces, none flakes

@@ -44,7 +44,7 @@ from gridwire.net.http_token import WRONG, TokenRequired, Verdict
 from gridwire.operations.dispatch import Answer, error_answer, error_body
 from gridwire.operations.limits import DOCUMENT_OPERATIONS, MESSAGE_LIMIT, TOO_LARGE_FOR_A_MESSAGE
 from gridwire.operations.message import TooManyItems, check_items
-from gridwire.operations.openapi import openapi_document
+from gridwire.operations.openapi import openapi_octets
 from gridwire.process.caller import on_behalf, peer_name
 from gridwire.transports.events import accepted, pump, sse_frame
 from gridwire.transports.service import Service
@@ -289,7 +289,7 @@ def build_app(
         docs_url=None,
         redoc_url=None,
     )
-    document = orjson.dumps(openapi_document(service.table))
+    document = openapi_octets(service.table)
 
     async def openapi(request: Request) -> Response:
         return Response(document, 200, media_type=JSON)
