@@ -6,6 +6,8 @@ from __future__ import annotations
 import errno
 import signal
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -146,3 +148,27 @@ def test_a_misspelled_parameter_is_named_with_its_near_match() -> None:
     with started("console", "--no-token", "--bind", f"127.0.0.1:{http}", ready="OpenAPI"):
         answer = httpx.post(f"http://127.0.0.1:{http}/api/scan", json={"outstaton": "der"})
         assert answer.status_code == 400 and answer.json()["error"]["message"] == wanted
+
+
+def test_a_command_imports_its_own_modules_alone() -> None:
+    # `gridwire sim` builds the parser of sim alone: the web service's libraries (FastAPI,
+    # uvicorn) and the workbook reader (openpyxl) stay unimported, where the whole command
+    # line's parser imports them all; a mistyped command is told every command there is.
+    probe = (
+        "import sys; from gridwire.cli import build_parser; "
+        "build_parser({only!r}).parse_args({words!r}); "
+        "print(sorted(m for m in ('fastapi', 'uvicorn', 'openpyxl') if m in sys.modules))"
+    )
+    alone = subprocess.run(
+        [sys.executable, "-c", probe.format(only="sim", words=["sim", "--bind", "127.0.0.1:1"])],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert alone.stdout.strip() == "[]", alone.stderr
+    whole = subprocess.run(
+        [sys.executable, "-c", probe.format(only=None, words=["sim", "--bind", "127.0.0.1:1"])],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    assert whole.stdout.strip() == "['fastapi', 'openpyxl', 'uvicorn']", whole.stderr
+    mistyped = run_cli("simm", "--der")
+    assert mistyped.returncode == 2, mistyped.stderr
+    assert "invalid choice: 'simm'" in mistyped.stderr and "'worker'" in mistyped.stderr
