@@ -30,6 +30,7 @@ from gridwire.cluster.mirror import Mirror
 from gridwire.cluster.store import Buckets, Subjects, name_of_key
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.errors import Conflict, OperationError
+from gridwire.evaluate.evaluations import evaluations_of
 from gridwire.master import Master, OutstationSettings
 from gridwire.operations.dispatch import error_body
 from gridwire.operations.encoding import encode
@@ -179,7 +180,7 @@ class Worker:
         share = self.share()
         held = len(self.holdings)
         if held > share + share // SLACK:
-            for key in list(self.holdings.held)[share:]:
+            for key in self._to_give_back(held - share):
                 self.spawn(self._give_back(key))
         elif held < share:
             free, unseen = self._free()
@@ -198,6 +199,13 @@ class Worker:
                 for (key, _), got in zip(batch, taken, strict=True):
                     if got is not None:
                         self.spawn(self._connect(key, got))
+
+    def _to_give_back(self, count: int) -> list[str]:
+        """The last ``count`` taken, those under an evaluation given back last (D216)."""
+        evaluating = evaluations_of(self.master).running
+        keys = list(self.holdings.held)[::-1]
+        keys.sort(key=lambda key: evaluating(self.holdings.held[key].name))  # stable
+        return keys[:count]
 
     async def _read_live(self) -> None:
         try:
