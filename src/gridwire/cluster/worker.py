@@ -4,9 +4,11 @@ them, and answers the operations a front routes to it (D152-D157).
 Every ``scan`` seconds a worker reads which workers live and which outstations are held; it
 takes free outstations (no lease, or a lease whose worker's entry lapsed or changed epoch) up
 to its share, ``min(capacity, ceil(outstations / live workers))``, and gives back what it
-holds beyond that share (so a worker that joins gets its share, and only what it takes is
-interrupted). Taking is a compare-and-set on the lease entry, so two workers never both
-take one. Taken outstations are added to the master concurrently (at most ``CONNECTING``
+holds beyond that share, the last taken first and those under an evaluation last (so a
+worker that joins gets its share, and only what it takes is interrupted). Taking is a
+compare-and-set on the lease entry, so two workers never both take one; a lease naming a
+worker not seen live is taken over only once the live workers were read again (D216). A
+restore journal a lost worker's evaluation left is put back once connected (D214). Taken outstations are added to the master concurrently (at most ``CONNECTING``
 at a time). A worker whose own lease lapses drops every outstation before anyone else may
 take them (:mod:`gridwire.cluster.lease`)."""
 
