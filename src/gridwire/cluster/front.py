@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import logging
 from typing import Any
 
@@ -48,6 +49,14 @@ LOCAL = frozenset({"stop", "checks"})
 _raw: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("gridwire_cluster_raw")
 
 
+def _routed(name: str, data: dict[str, Any]) -> bool:
+    """Whether operation ``name`` is carried out beyond the front (``status`` and ``add``
+    across the cluster, the rest at the worker holding the outstation named)."""
+    if name in LOCAL:
+        return False
+    return name in ("status", "add") or data.get("outstation") is not None
+
+
 class ClusterDispatcher(Dispatcher):
     """The service's dispatcher, carrying operations out across the cluster."""
 
@@ -71,6 +80,10 @@ class ClusterDispatcher(Dispatcher):
 
     async def _run(self, operation: Operation[Any], data: dict[str, Any], ident: Any) -> Answer:
         _raw.set(data)
+        if operation.check is not None and _routed(operation.name, data):
+            # The check needs the outstation (its point map), which lives at its worker: the
+            # worker's own dispatcher checks it there before anything is sent (D215).
+            operation = dataclasses.replace(operation, check=None)
         return await super()._run(operation, data, ident)
 
     async def _carry_out(
@@ -78,7 +91,7 @@ class ClusterDispatcher(Dispatcher):
     ) -> tuple[Answer, str]:
         name = operation.name
         outstation = getattr(params, "outstation", None)
-        if name in LOCAL or (name not in ("status", "add") and outstation is None):
+        if not _routed(name, {"outstation": outstation}):
             return await super()._carry_out(operation, params, ident)
         try:
             if name == "status":

@@ -138,15 +138,21 @@ class Router:
         while True:
             try:
                 holder = await self.holder(name)
-                break
             except ConnectionFailed:
-                if loop.time() >= until:
-                    raise ConnectionFailed(
-                        f"outstation {name} was added to the cluster, but no worker took it "
-                        f"within {wait:g} s (are workers running, with room?)"
-                    ) from None
-                await asyncio.sleep(0.1)
-        left = max(0.5, until - loop.time())
+                holder = None
+            if holder is not None:
+                body = await self._added_at(holder, name, max(0.5, until - loop.time()))
+                if b'"moved":true' not in body[:400]:
+                    return body
+                # Taken by another worker meanwhile (D216): ask the holder found next.
+            if loop.time() >= until:
+                raise ConnectionFailed(
+                    f"outstation {name} was added to the cluster, but no worker took it "
+                    f"within {wait:g} s (are workers running, with room?)"
+                )
+            await asyncio.sleep(0.1)
+
+    async def _added_at(self, holder: Holder, name: str, left: float) -> bytes:
         payload = orjson.dumps({"outstation": name, "wait": left})
         try:
             reply = await self.nc.request(

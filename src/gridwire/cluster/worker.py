@@ -4,9 +4,11 @@ them, and answers the operations a front routes to it (D152-D157).
 Every ``scan`` seconds a worker reads which workers live and which outstations are held; it
 takes free outstations (no lease, or a lease whose worker's entry lapsed or changed epoch) up
 to its share, ``min(capacity, ceil(outstations / live workers))``, and gives back what it
-holds beyond that share (so a worker that joins gets its share, and only what it takes is
-interrupted). Taking is a compare-and-set on the lease entry, so two workers never both
-take one. Taken outstations are added to the master concurrently (at most ``CONNECTING``
+holds beyond that share, the last taken first and those under an evaluation last (so a
+worker that joins gets its share, and only what it takes is interrupted). Taking is a
+compare-and-set on the lease entry, so two workers never both take one; a lease naming a
+worker not seen live is taken over only once the live workers were read again (D216). A
+restore journal a lost worker's evaluation left is put back once connected (D214). Taken outstations are added to the master concurrently (at most ``CONNECTING``
 at a time). A worker whose own lease lapses drops every outstation before anyone else may
 take them (:mod:`gridwire.cluster.lease`)."""
 
@@ -30,6 +32,7 @@ from gridwire.cluster.mirror import Mirror
 from gridwire.cluster.store import Buckets, Subjects, name_of_key
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.errors import Conflict, OperationError
+from gridwire.evaluate.evaluations import evaluations_of
 from gridwire.master import Master, OutstationSettings
 from gridwire.operations.dispatch import error_body
 from gridwire.operations.encoding import encode
@@ -175,18 +178,21 @@ class Worker:
             self.drop_all()
             return
         self._count()
-        try:
-            self.live = await live_workers(self.buckets.workers)
-        except Exception as exc:  # a loaded cluster: the workers seen last time still stand
-            log.warning("worker %s: the live workers cannot be read now: %s", self.id, exc)
-        self.live[self.id] = (self.lease.epoch, self._info())
+        await self._read_live()
         share = self.share()
         held = len(self.holdings)
         if held > share + share // SLACK:
-            for key in list(self.holdings.held)[share:]:
+            for key in self._to_give_back(held - share):
                 self.spawn(self._give_back(key))
         elif held < share:
-            free = self._free()[: min(share - held, TAKE_PER_SCAN)]
+            free, unseen = self._free()
+            if unseen:
+                # A lease names a worker the live workers read above did not show: one that
+                # joined since. Read them again (after the lease was seen, so a holder still
+                # alive shows now) before taking over what it holds (D216).
+                await self._read_live()
+                free, _ = self._free()
+            free = free[: min(share - held, TAKE_PER_SCAN)]
             for start in range(0, len(free), CONNECTING):
                 batch = free[start : start + CONNECTING]
                 taken = await asyncio.gather(
@@ -196,9 +202,25 @@ class Worker:
                     if got is not None:
                         self.spawn(self._connect(key, got))
 
-    def _free(self) -> list[tuple[str, int | None]]:
-        """Outstations no live lease holds: (key, revision of a lapsed lease or None)."""
+    def _to_give_back(self, count: int) -> list[str]:
+        """The last ``count`` taken, those under an evaluation given back last (D216)."""
+        evaluating = evaluations_of(self.master).running
+        keys = list(self.holdings.held)[::-1]
+        keys.sort(key=lambda key: evaluating(self.holdings.held[key].name))  # stable
+        return keys[:count]
+
+    async def _read_live(self) -> None:
+        try:
+            self.live = await live_workers(self.buckets.workers)
+        except Exception as exc:  # a loaded cluster: the workers seen last time still stand
+            log.warning("worker %s: the live workers cannot be read now: %s", self.id, exc)
+        self.live[self.id] = (self.lease.epoch, self._info())
+
+    def _free(self) -> tuple[list[tuple[str, int | None]], bool]:
+        """Outstations no live lease holds: (key, revision of a lapsed lease or None); and
+        whether a lease among them names a worker the live workers do not show at all."""
         free: list[tuple[str, int | None]] = []
+        unseen = False
         for key in self.configs.entries:
             if key in self.holdings.held:
                 continue
@@ -209,8 +231,9 @@ class Worker:
             holder = holder_of(entry[0])
             if holder is None or self.live.get(holder[0], (None,))[0] != holder[1]:
                 free.append((key, entry[1]))
+                unseen = unseen or (holder is not None and holder[0] not in self.live)
         random.shuffle(free)  # workers taking at once mostly try different ones
-        return free
+        return free, unseen
 
     async def _connect(self, key: str, held: Held) -> None:
         config = self.configs.entries.get(key)
@@ -222,8 +245,9 @@ class Worker:
                 return
             try:
                 settings = OutstationSettings.model_validate_json(config[0])
-                if self.journals is not None:  # what a lost worker's evaluation changed
-                    await self.journals.fetch(settings)
+                journals = self.journals  # what a lost worker's evaluation changed (D214)
+                if journals is not None and await journals.fetch(settings) is not None:
+                    self.spawn(self._put_back(key, held))
                 try:
                     status = await self.master.add(settings)
                 except Conflict:  # dropped a moment ago and not yet removed: start afresh
@@ -237,6 +261,15 @@ class Worker:
             log.info("worker %s: took outstation %s", self.id, held.name)
             if not held.added.done():
                 held.added.set_result(body)
+
+    async def _put_back(self, key: str, held: Held) -> None:
+        assert self.journals is not None
+        await self.journals.put_back(
+            self.master,
+            held.name,
+            lambda: self.holdings.held.get(key) is held,
+            self.holdings.confirm,
+        )
 
     async def _give_back(self, key: str) -> None:
         held = self.holdings.held.get(key)
