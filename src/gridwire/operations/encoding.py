@@ -95,33 +95,44 @@ def _hexed(items: list[Any], values: list[Any], only_bytes: bool) -> list[Any]:
     return list(starmap(_HEXED, zip(*columns, strict=True)))
 
 
+def _written_alike(column: list[Any], kinds: set[type] | None = None) -> bool:
+    """Whether msgspec writes every value of ``column`` (whose types are ``kinds``, when
+    known) as orjson does: booleans, integers, text, null, and floats strictly between
+    -1e16 and 1e16 (NaN excluded)."""
+    kinds = set(map(type, column)) if kinds is None else kinds
+    if float in kinds:
+        floats = [v for v in column if type(v) is float]
+        if any(map(isnan, floats)) or not -_EXPONENT < min(floats) <= max(floats) < _EXPONENT:
+            return False
+        kinds = kinds - {float}
+    return kinds <= _PLAIN
+
+
 def _msgspec_form(items: list[Any]) -> list[Any] | None:
     """``items`` in a form msgspec writes exactly as :func:`dumps` writes them, or None.
 
-    Every item must be a DnpObject whose value is a boolean, an integer, text, null, a float
-    below the exponent, or a record (a TimeAndInterval, a Crob...) whose fields are all
-    booleans, integers, text or null; or, in a slice of octet strings only, ``bytes``
-    (written as hexadecimal text through :func:`_hexed`). The checks run over whole columns
-    in C (``map``), not item by item."""
+    Every item must be a DnpObject whose value is written alike (:func:`_written_alike`),
+    or is a record (a TimeAndInterval, an AnalogCommand...) whose fields all are, or is
+    ``bytes`` (written as hexadecimal text through :func:`_hexed`). The checks run over
+    whole columns in C (``map``), not item by item."""
     if set(map(type, items)) != {DnpObject}:
         return None
     values = list(map(_VALUE, items))
     kinds = set(map(type, values))
     if kinds == {bytes}:
         return _hexed(items, values, only_bytes=True)
-    for kind in kinds - _PLAIN - {bytes}:
-        if kind is float:
-            floats = [v for v in values if type(v) is float]
-            if any(map(isnan, floats)) or not -_EXPONENT < min(floats) <= max(floats) < _EXPONENT:
-                return None
-            continue
+    records = kinds - _PLAIN - {bytes, float}
+    if not records and bytes not in kinds:
+        return items if _written_alike(values, kinds) else None
+    for kind in records:
         getters = _field_getters(kind)
         if getters is None:
             return None
-        records = [v for v in values if type(v) is kind]
-        for getter in getters:
-            if not set(map(type, map(getter, records))) <= _PLAIN:
-                return None
+        of_kind = [v for v in values if type(v) is kind]
+        if not all(_written_alike(list(map(getter, of_kind))) for getter in getters):
+            return None
+    if float in kinds and not _written_alike([v for v in values if type(v) is float]):
+        return None
     return _hexed(items, values, only_bytes=False) if bytes in kinds else items
 
 
