@@ -113,7 +113,11 @@ other_values = st.one_of(
     st.sampled_from([1e16, -1e16, 1.5e300, float("nan"), float("inf")]),
     st.binary(max_size=4),  # octets: hex, as orjson's default writes them
     st.builds(AnalogCommand, st.floats(), st.just("SUCCESS")),  # a record's float, the same
-    st.builds(Attribute, st.just("LIST"), st.lists(st.builds(AttributeEntry), max_size=2)),
+    st.builds(
+        Attribute,
+        st.just("LIST"),
+        st.lists(st.builds(AttributeEntry, st.integers(0, 255), st.integers(0, 255)), max_size=2),
+    ),
 )
 
 
