@@ -11,8 +11,9 @@ outstation through the line service, ten a second) without and with ``status`` o
 Then the 9000-point integrity scan: gridwire's answer through the line service to its last
 JSON octet, against yadnp3's master completing the same poll.
 
-``GRIDWIRE_FLEET`` (comma-separated N, default 1000,3000,5000,10000) picks the sizes;
-``python -m bench fleet``.
+``GRIDWIRE_FLEET`` (comma-separated N, default 1000,3000,5000,10000) picks the sizes; empty,
+only the 9000-point scan runs (``GRIDWIRE_FLEET= python -m bench fleet``), as many times as
+``GRIDWIRE_SCAN_RUNS`` says (default 1); ``python -m bench fleet``.
 """
 
 from __future__ import annotations
@@ -47,7 +48,10 @@ LISTEN_WITHIN = float(os.environ.get("GRIDWIRE_FLEET_LISTEN", "240"))
 # The outstations listen on a loopback address of their own, out of the way of the ports
 # tests on 127.0.0.1 pick from below the ephemeral range.
 FLEET_HOST = "127.0.0.2"
-SIZES = tuple(int(n) for n in os.environ.get("GRIDWIRE_FLEET", "1000,3000,5000,10000").split(","))
+SIZES = tuple(
+    int(n) for n in os.environ.get("GRIDWIRE_FLEET", "1000,3000,5000,10000").split(",") if n
+)
+SCAN_RUNS = int(os.environ.get("GRIDWIRE_SCAN_RUNS", "1"))
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -294,10 +298,13 @@ def _scan_9000() -> None:
             times = []
             size = 0
             for i in range(45):
+                if i == 5:
+                    cpu = _cpu_seconds(proc.pid)
                 ms, answer = line.call("scan", "big", kind="integrity")
                 size = len(answer)
                 if i >= 5:
                     times.append(ms)
+            cpu = (_cpu_seconds(proc.pid) - cpu) / len(times) * 1000.0
             line.close()
         finally:
             stop(proc)
@@ -306,17 +313,19 @@ def _scan_9000() -> None:
     print(
         f"   9000-point integrity scan to the last JSON octet ({size / 1e6:.2f} MB): gridwire "
         f"median {ours:.1f} ms, opendnp3's master {theirs['median_ms']:.1f} ms, "
-        f"ratio {ours / theirs['median_ms']:.2f}",
+        f"ratio {ours / theirs['median_ms']:.2f}; serve's CPU {cpu:.1f} ms a scan",
         flush=True,
     )
 
 
 def main() -> None:
-    baseline = _baseline_rss()
-    print(f"   serve with no outstation: {baseline / 2**20:.1f} MiB resident", flush=True)
-    for count in SIZES:
-        _case(count, baseline)
-    _scan_9000()
+    if SIZES:
+        baseline = _baseline_rss()
+        print(f"   serve with no outstation: {baseline / 2**20:.1f} MiB resident", flush=True)
+        for count in SIZES:
+            _case(count, baseline)
+    for _ in range(SCAN_RUNS):
+        _scan_9000()
 
 
 if __name__ == "__main__":

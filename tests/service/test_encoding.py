@@ -12,7 +12,14 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gridwire.dnp3.objects.records import Crob, DnpObject
+from gridwire.dnp3.objects.records import (
+    AnalogCommand,
+    Attribute,
+    AttributeEntry,
+    Crob,
+    DnpObject,
+    TimeAndInterval,
+)
 from gridwire.master.settings import TaskSettings
 from gridwire.operations.encoding import CHUNK, EventEncoder, dumps, encode
 
@@ -93,11 +100,24 @@ plain_values = st.one_of(
     st.integers(-(2**63), 2**64 - 1),
     st.floats(min_value=-9999999999999998.0, max_value=9999999999999998.0),
     st.text(max_size=4),
+    # records whose fields msgspec writes as orjson does (D206)
+    st.builds(
+        TimeAndInterval, st.integers(0, 2**48), st.integers(0, 2**32 - 1), st.text(max_size=3)
+    ),
+    st.builds(
+        AnalogCommand, st.integers(-(2**31), 2**31) | st.floats(-1e15, 1e15), st.text(max_size=3)
+    ),
 )
 other_values = st.one_of(
     st.floats(),  # nan, infinities, and exponents past 1e16 go to orjson
     st.sampled_from([1e16, -1e16, 1.5e300, float("nan"), float("inf")]),
     st.binary(max_size=4),  # octets: hex, as orjson's default writes them
+    st.builds(AnalogCommand, st.floats(), st.just("SUCCESS")),  # a record's float, the same
+    st.builds(
+        Attribute,
+        st.just("LIST"),
+        st.lists(st.builds(AttributeEntry, st.integers(0, 255), st.integers(0, 255)), max_size=2),
+    ),
 )
 
 

@@ -88,7 +88,7 @@ class ClusterDispatcher(Dispatcher):
 
     async def _carry_out(
         self, operation: Operation[Any], params: BaseModel, ident: Any
-    ) -> tuple[Answer, str]:
+    ) -> tuple[Answer, str | list[bytes | memoryview]]:
         name = operation.name
         outstation = getattr(params, "outstation", None)
         if not _routed(name, {"outstation": outstation}):

@@ -30,7 +30,7 @@ from gridwire.errors import GridwireError, InternalError, OperationError, Reques
 from gridwire.master import command_log, gate
 from gridwire.operations.context import Context
 from gridwire.operations.declaration import Operation, OperationTable
-from gridwire.operations.encoding import dumps, encode
+from gridwire.operations.encoding import dumps, encode_parts
 from gridwire.operations.limits import ID_LENGTH
 
 log = logging.getLogger("gridwire.service")
@@ -109,7 +109,7 @@ class Dispatcher:
             return _failed(operation, exc, ident)
         if not commands:
             answer, _ = await self._carry_out(operation, params, ident)
-            return answer
+            return answer  # its result as text is made only for a command's record
         # The gate of the operation table's commands flag, and the command's one record.
         outstation = getattr(params, "outstation", None)
         points = params.model_dump(mode="json", exclude={"outstation"})
@@ -118,13 +118,16 @@ class Dispatcher:
                 refusal = gate.refusal()
                 record.refused, record.result = True, str(refusal)
                 return error_answer(refusal, ident)
-            answer, record.result = await self._carry_out(operation, params, ident)
+            answer, result = await self._carry_out(operation, params, ident)
+            record.result = result if isinstance(result, str) else _result_text(result)
             return answer
 
     async def _carry_out(
         self, operation: Operation[Any], params: BaseModel, ident: Any
-    ) -> tuple[Answer, str]:
-        """Call the handler: its answer, and what it came to as a command record's result."""
+    ) -> tuple[Answer, str | list[bytes | memoryview]]:
+        """Call the handler: its answer, and what it came to as a command record's result
+        (an error's text, or the parts of the result's JSON, made text only when a record
+        needs it)."""
         try:
             outcome = operation.handler(self.context, params)
             if inspect.isawaitable(outcome):
@@ -133,7 +136,7 @@ class Dispatcher:
             answer = _failed(operation, exc, ident)
             return answer, _error_text(answer)
         try:
-            result = await encode(outcome)
+            parts = await encode_parts(outcome)
         except Exception as exc:
             log.exception("%s: its result could not be written as JSON", operation.name)
             message = (
@@ -141,8 +144,12 @@ class Dispatcher:
                 f"JSON: {type(exc).__name__}: {exc}"
             )
             return error_answer(RequestError(message), ident), message
-        body = b'{"id":' + dumps(ident) + b',"ok":true,"result":' + result + b"}"
-        return Answer(body), result.decode(errors="replace")
+        body = b"".join([b'{"id":', dumps(ident), b',"ok":true,"result":', *parts, b"}"])
+        return Answer(body), parts
+
+
+def _result_text(parts: list[bytes | memoryview]) -> str:
+    return b"".join(parts).decode(errors="replace")
 
 
 def operation_error(name: str, exc: Exception) -> OperationError:

@@ -52,15 +52,16 @@ class _Connection:
         self.busy = False
         self.events: asyncio.Task[object] | None = None
 
-    async def write(self, data: bytes) -> None:
-        self.writer.write(data)
+    async def write(self, *parts: bytes) -> None:
+        for data in parts:  # each handed over as it is: a 1 MB answer is not copied to end it
+            self.writer.write(data)
         await self.writer.drain()
 
-    async def send(self, data: bytes) -> bool:
-        """Write one or more lines; False when the client is gone, or took none of them for
-        ``send_timeout`` seconds (then the connection is cut)."""
+    async def send(self, *parts: bytes) -> bool:
+        """Write one or more lines (``parts`` in order); False when the client is gone, or
+        took none of them for ``send_timeout`` seconds (then the connection is cut)."""
         try:
-            if await accepted(self.write(data), self.send_timeout):
+            if await accepted(self.write(*parts), self.send_timeout):
                 return True
         except (ConnectionError, RuntimeError):
             return False
@@ -228,7 +229,7 @@ class LineServer:
             client.busy = True
             try:
                 answer = await self._answer(line, client)
-                if not await client.send(answer.body + b"\n"):
+                if not await client.send(answer.body, b"\n"):
                     return
             finally:
                 client.busy = False
