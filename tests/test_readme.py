@@ -163,6 +163,7 @@ def _run(block: Block, folder: Path, env: dict[str, str]) -> None:
         assert re.search(r'"ok":\s*true', done.stdout), where
 
 
+@pytest.mark.timeout(360)  # every block in turn: 64 s in a clean clone's run, 2 min and more loaded
 def test_shell_blocks_run_in_order(tmp_path: Path) -> None:
     (tmp_path / ".venv").symlink_to(ROOT / ".venv")
     env = _environment()
