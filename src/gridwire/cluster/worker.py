@@ -17,6 +17,7 @@ import contextlib
 import logging
 import math
 import random
+import time
 from collections import Counter
 from collections.abc import Awaitable
 from typing import Any
@@ -76,6 +77,7 @@ class Worker:
         # connected, and their exchanges by outcome since each was taken.
         self.connected = 0
         self.exchanges: dict[str, int] = {}
+        self.counted_at = 0.0  # wall-clock time of those counts (what a reader divides by)
         master.command_fence(self._fence)
 
     def _info(self) -> dict[str, object]:
@@ -84,6 +86,7 @@ class Worker:
             "held": len(self.holdings),
             "connected": self.connected,
             "exchanges": self.exchanges,
+            "counted_at": self.counted_at,
             "allow_control": self.master.allow_control,
         }
 
@@ -260,6 +263,7 @@ class Worker:
             connected += session.connected
             exchanges.update(session.counts)
         self.connected, self.exchanges = connected, dict(exchanges)
+        self.counted_at = time.time()
 
     def drop(self, name: str) -> None:
         """Close and forget outstation ``name`` now (its lease is not ours)."""
