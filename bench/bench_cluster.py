@@ -30,7 +30,7 @@ from typing import Any
 
 import httpx
 import nats
-from nats.js.errors import NotFoundError
+from nats.js.errors import NoKeysError, NotFoundError
 from tests.support.nats import front_port, gridwire_process, nats_server
 from tests.support.processes import running
 
@@ -114,7 +114,7 @@ def _workers_say(url: str) -> dict[str, dict[str, Any]]:
             said: dict[str, dict[str, Any]] = {}
             try:
                 keys = await kv.keys()
-            except NotFoundError:  # no worker's entry lives now (NoKeysError)
+            except (NotFoundError, NoKeysError):  # no worker's entry lives now
                 return said
             for key in keys:
                 with contextlib.suppress(NotFoundError):
@@ -204,6 +204,10 @@ def cluster_phase(count: int, window: float, port_files: list[Path]) -> dict[str
             sum("lease lapsed" in line or "not renewed" in line for line in w.lines)
             for w in workers
         ]
+        for w in workers:  # what the workers warned of (lapses, renewals failed), in brief
+            warned = [line for line in w.lines if "WARNING" in line or "lease" in line]
+            for line in warned[:6] + (["..."] if len(warned) > 12 else []) + warned[-6:]:
+                print(f"   worker {w.proc.pid}: {line[:160]}", flush=True)
     return figures
 
 

@@ -28,7 +28,7 @@ from gridwire.cluster.holdings import Held, Holdings
 from gridwire.cluster.journals import ClusterJournals
 from gridwire.cluster.lease import WorkerLease, live_workers
 from gridwire.cluster.mirror import Mirror
-from gridwire.cluster.store import Buckets, Subjects, name_of_key
+from gridwire.cluster.store import Buckets, Subjects, name_of_key, outstation_key
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.errors import Conflict, OperationError
 from gridwire.master import Master, OutstationSettings
@@ -266,10 +266,10 @@ class Worker:
         self.counted_at = time.time()
 
     def drop(self, name: str) -> None:
-        """Close and forget outstation ``name`` now (its lease is not ours)."""
-        for key, held in list(self.holdings.held.items()):
-            if held.name == name:
-                self.holdings.forget(key)
+        """Close and forget outstation ``name`` now (its lease is not ours). Found by its
+        key: dropping thousands is linear (a search of every holding for each held the
+        loop, and every poll, 45 s and more at 5,000 after a lapsed lease: D212)."""
+        self.holdings.forget(outstation_key(name))
         self.spawn(self._remove(name))
 
     def drop_all(self) -> None:
