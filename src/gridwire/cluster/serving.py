@@ -148,7 +148,16 @@ class WorkerServer:
                 "held": len(self.worker.holdings),
             }
         )
-        await msg.respond(b'{"worker":' + info + b',"status":' + status + b"}")
+        answer = b'{"worker":' + info + b',"status":' + status + b"}"
+        if len(answer) > self.nc.max_payload:  # nats-py would raise MaxPayloadError, unseen
+            log.warning(
+                "worker %s: its status (%d octets) is over NATS's max_payload (%d): not sent",
+                self.worker.id,
+                len(answer),
+                self.nc.max_payload,
+            )
+            return
+        await msg.respond(answer)
 
     async def _build_status(self) -> bytes:
         """Every outstation held, built a slice at a time (a status of thousands built at
