@@ -15,6 +15,7 @@ too (outstations added 200 at a time), for where one process is the better choic
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -29,6 +30,7 @@ from typing import Any
 
 import httpx
 import nats
+from nats.js.errors import NoKeysError, NotFoundError
 from tests.support.nats import front_port, gridwire_process, nats_server
 from tests.support.processes import running
 
@@ -101,27 +103,50 @@ async def _put_configs(url: str, ports: list[int]) -> None:
         await nc.close()
 
 
-def _workers_say(url: str) -> dict[str, int]:
-    """Outstations held and connected and exchanges by outcome, summed over the workers'
-    entries (no load on the workers: they write them every third of the lease)."""
+def _workers_say(url: str) -> dict[str, dict[str, Any]]:
+    """Each live worker's entry: outstations held and connected, exchanges by outcome and
+    when it counted them (no load on the workers: they write it every fifth of the lease)."""
 
-    async def ask() -> dict[str, int]:
+    async def ask() -> dict[str, dict[str, Any]]:
         nc = await nats.connect(url)
         try:
             kv = await nc.jetstream().key_value("gridwire-workers")
-            total: dict[str, int] = {}
-            for key in await kv.keys():
-                entry = await kv.get(key)
-                info = json.loads(entry.value or b"{}")
-                counts = {"held": info.get("held", 0), "connected": info.get("connected", 0)}
-                counts.update(info.get("exchanges", {}))
-                for name, value in counts.items():
-                    total[name] = total.get(name, 0) + int(value)
-            return total
+            said: dict[str, dict[str, Any]] = {}
+            try:
+                keys = await kv.keys()
+            except (NotFoundError, NoKeysError):  # no worker's entry lives now
+                return said
+            for key in keys:
+                with contextlib.suppress(NotFoundError):
+                    said[key] = json.loads((await kv.get(key)).value or b"{}")
+            return said
         finally:
             await nc.close()
 
     return asyncio.run(ask())
+
+
+def _total(said: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """Held, connected and exchanges by outcome, summed over the workers."""
+    total: dict[str, int] = {}
+    for info in said.values():
+        counts = {"held": info.get("held", 0), "connected": info.get("connected", 0)}
+        counts.update(info.get("exchanges", {}))
+        for name, value in counts.items():
+            total[name] = total.get(name, 0) + int(value)
+    return total
+
+
+def _expected(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> float:
+    """Polls due between the two counts each worker made (its ``counted_at``s, not when the
+    bench read them: a worker counts every scan and writes every renewal, seconds apart)."""
+    due = 0.0
+    for key, info in after.items():
+        first = before.get(key, {})
+        span = float(info.get("counted_at", 0)) - float(first.get("counted_at", 0))
+        if first.get("counted_at") and info.get("epoch") == first.get("epoch"):
+            due += int(info.get("held", 0)) * span / INTERVAL
+    return due
 
 
 def _status(http: httpx.Client) -> tuple[float, dict[str, Any]]:
@@ -171,10 +196,18 @@ def cluster_phase(count: int, window: float, port_files: list[Path]) -> dict[str
                 workers,
                 front,
                 empty,
-                lambda: _workers_say(server.url).get("connected", 0),
+                lambda: _total(_workers_say(server.url)).get("connected", 0),
                 lambda: _workers_say(server.url),
             )
         )
+        figures["lapses"] = [
+            sum("lease lapsed" in line or "not renewed" in line for line in w.lines)
+            for w in workers
+        ]
+        for w in workers:  # what the workers warned of (lapses, renewals failed), in brief
+            warned = [line for line in w.lines if "WARNING" in line or "lease" in line]
+            for line in warned[:6] + (["..."] if len(warned) > 12 else []) + warned[-6:]:
+                print(f"   worker {w.proc.pid}: {line[:160]}", flush=True)
     return figures
 
 
@@ -187,7 +220,7 @@ def _measure(
     front: Any,
     empty: list[float],
     progress: Callable[[], int],
-    tally: Callable[[], dict[str, int]] | None = None,
+    tally: Callable[[], dict[str, dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
     """Wait until every outstation is connected (``progress()`` says how many are), then
     count polls, CPU and memory of the ``pollers`` (processes) over ``window`` seconds, with
@@ -205,7 +238,7 @@ def _measure(
     cpu0 = [_cpu(p.proc.pid) for p in pollers]
     front0 = _cpu(front.proc.pid) if front is not None else 0.0
     _, before = _status(http)
-    told0 = tally() if tally is not None else {}
+    said0 = tally() if tally is not None else {}
     t0 = time.monotonic()
     times, unanswered = [], 0
     while time.monotonic() - t0 < window:
@@ -214,7 +247,8 @@ def _measure(
         times.append(ms)
         unanswered = max(unanswered, len(status.get("not_answered", [])))
     _, after = _status(http)
-    told1 = tally() if tally is not None else {}
+    said1 = tally() if tally is not None else {}
+    told0, told1 = _total(said0), _total(said1)
     elapsed = time.monotonic() - t0
     cpu = sum(_cpu(p.proc.pid) for p in pollers) - sum(cpu0)
     done0, failed0 = _completed(before)
@@ -225,6 +259,8 @@ def _measure(
         failed1 = sum(v for k, v in told1.items() if k not in _NOT_FAILED)
     polls = done1 - done0
     expected = count * elapsed / INTERVAL
+    if tally is not None and _expected(said0, said1):
+        expected = _expected(said0, said1)
     held = [w.get("held", 0) for w in after.get("workers", [])] or [told1.get("held", connected)]
     rss = [_rss_mib(p.proc.pid) for p in pollers]
     figures.update(
@@ -365,7 +401,9 @@ def main() -> None:
             "-",
         ),
         ("held by each worker", str(ours["held"]), "-"),
+        ("lease lapses (each worker)", str(ours.get("lapses", "-")), "-"),
     ]
+    print(f"   load (1, 5, 15 min) at the end: {os.getloadavg()}")
     for label, a, b in rows:
         print(f"   {label:34}{a:>20}{b:>18}")
     if single is not None:

@@ -13,7 +13,9 @@ JSON octet, against yadnp3's master completing the same poll.
 
 ``GRIDWIRE_FLEET`` (comma-separated N, default 1000,3000,5000,10000) picks the sizes; empty,
 only the 9000-point scan runs (``GRIDWIRE_FLEET= python -m bench fleet``), as many times as
-``GRIDWIRE_SCAN_RUNS`` says (default 1); ``python -m bench fleet``.
+``GRIDWIRE_SCAN_RUNS`` says (default 1). ``GRIDWIRE_FLEET_INTERVAL`` (seconds, default 1) is
+the event poll interval of both masters (at 10,000 on two cores, 5 s as the cluster bench
+polls); ``python -m bench fleet``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ LISTEN_WITHIN = float(os.environ.get("GRIDWIRE_FLEET_LISTEN", "240"))
 # The outstations listen on a loopback address of their own, out of the way of the ports
 # tests on 127.0.0.1 pick from below the ephemeral range.
 FLEET_HOST = "127.0.0.2"
+INTERVAL = float(os.environ.get("GRIDWIRE_FLEET_INTERVAL", "1"))
 SIZES = tuple(
     int(n) for n in os.environ.get("GRIDWIRE_FLEET", "1000,3000,5000,10000").split(",") if n
 )
@@ -61,6 +64,10 @@ def _cpu_seconds(pid: int) -> float:
 
 def _rss(pid: int) -> int:
     return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+
+
+def _load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def _port_base(count: int) -> int:
@@ -171,11 +178,13 @@ def _window(port: int, count: int, with_status: bool) -> dict[str, Any]:
     prober = threading.Thread(target=_probe, args=(port, count, until, probes))
     prober.start()
     status_ms: list[float] = []
+    summary_ms: list[float] = []
     line = _Line(port)
     try:
         while time.monotonic() < until:
             if with_status:
                 status_ms.append(line.call("status")[0])
+                summary_ms.append(line.call("status", limit=1)[0])
             time.sleep(1.0)
     finally:
         line.close()
@@ -185,12 +194,14 @@ def _window(port: int, count: int, with_status: bool) -> dict[str, Any]:
         "p99": ordered[int(len(ordered) * 0.99) - 1] if ordered else float("nan"),
         "p50": statistics.median(ordered) if ordered else float("nan"),
         "status_ms": statistics.median(status_ms) if status_ms else None,
+        "status_max_ms": max(status_ms) if status_ms else None,
+        "summary_ms": statistics.median(summary_ms) if summary_ms else None,
     }
 
 
 def _gridwire(base: int, count: int, baseline: int) -> dict[str, Any]:
     outstations = [
-        {"name": f"o{i}", "host": FLEET_HOST, "port": base + i, "event_interval": 1.0}
+        {"name": f"o{i}", "host": FLEET_HOST, "port": base + i, "event_interval": INTERVAL}
         for i in range(count)
     ]
     started = time.monotonic()
@@ -220,7 +231,7 @@ def _gridwire(base: int, count: int, baseline: int) -> dict[str, Any]:
     polls = done1 - done0
     return {
         "connect_s": connect_s,
-        "missed": max(0, round(count * (t1 - t0)) - polls),
+        "missed": max(0, round(count * (t1 - t0) / INTERVAL) - polls),
         "cpu_pct": 100 * (cpu1 - cpu0) / (t1 - t0),
         "us_per_poll": 1e6 * (cpu1 - cpu0) / max(polls, 1),
         "kib_per": (rss - baseline) / count / 1024,
@@ -232,7 +243,7 @@ def _gridwire(base: int, count: int, baseline: int) -> dict[str, Any]:
 
 
 def _opendnp3(base: int, count: int) -> dict[str, Any]:
-    with _fleet("masters", base, count, "--interval", "1") as proc:
+    with _fleet("masters", base, count, "--interval", f"{INTERVAL:g}") as proc:
         assert proc.stdout is not None
         lines: list[dict[str, Any]] = []
         out = proc.stdout
@@ -248,7 +259,7 @@ def _opendnp3(base: int, count: int) -> dict[str, Any]:
     polls = last["count"] - first["count"]
     seconds = last["time"] - first["time"]
     return {
-        "missed": max(0, round(count * seconds) - polls),
+        "missed": max(0, round(count * seconds / INTERVAL) - polls),
         "cpu_pct": 100 * (cpu1 - cpu0) / WINDOW,
         "us_per_poll": 1e6 * (cpu1 - cpu0) / max(polls * WINDOW / seconds, 1),
     }
@@ -265,7 +276,7 @@ def _case(count: int, baseline: int) -> None:
         return
     q, b = ours["quiet"], ours["busy"]
     print(
-        f"   N={count}: serve listening with all added in {ours['connect_s']:.1f} s, "
+        f"   N={count}, event poll every {INTERVAL:g} s, load {_load()}: serve listening with all added in {ours['connect_s']:.1f} s, "
         f"{ours['kib_per_start']:.1f} KiB per outstation once connected, "
         f"{ours['kib_per']:.1f} KiB after {WARM + 2 * WINDOW:g} s of polls (traces filling)",
         flush=True,
@@ -278,7 +289,8 @@ def _case(count: int, baseline: int) -> None:
         flush=True,
     )
     print(
-        f"     status (a page of 500) {b['status_ms']:.1f} ms, of all {count} "
+        f"     status (a page of 500) {b['status_ms']:.1f} ms (max {b['status_max_ms']:.1f}), "
+        f"summary alone (limit 1) {b['summary_ms']:.1f} ms, all {count} in one answer "
         f"{ours['status_first_ms']:.1f} ms; probe "
         f"scan p50/p99 {q['p50']:.1f}/{q['p99']:.1f} ms without status, "
         f"{b['p50']:.1f}/{b['p99']:.1f} ms with status once a second",

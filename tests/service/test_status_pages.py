@@ -23,6 +23,7 @@ from gridwire.master import Master, OutstationSettings
 from gridwire.master.limits import STATUS_PAGE
 from tests.service.harness import LineTransport, error, ok, running_service
 from tests.service.test_stall import STATUS_WITHIN
+from tests.support.waiting import until
 
 
 @pytest.fixture(autouse=True)
@@ -118,3 +119,42 @@ async def test_a_status_of_10000_never_holds_the_loop() -> None:
     assert len(orjson.loads(everything)["result"]["outstations"]) == 10_000
     assert paged < STATUS_WITHIN, f"a page of 10,000 took {paged * 1000:.0f} ms"
     assert max(gaps) < STATUS_WITHIN, f"the loop was held {max(gaps) * 1000:.0f} ms"
+
+
+async def test_the_summary_follows_every_change_of_connection() -> None:
+    """The summary is a tally kept as connections change (D210), not a walk: at each step it
+    equals the states the full list gives, as outstations connect, are lost by the
+    outstation's side, are disconnected and are removed."""
+    accepted: list[asyncio.StreamWriter] = []
+
+    async def accept(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(writer)
+
+    server = await asyncio.start_server(accept, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server, running_service() as running, LineTransport(running) as api:
+
+        async def summary(expected: dict[str, int]) -> None:
+            whole = ok(await api.call("status", limit=100))
+            walked = dict.fromkeys(expected, 0)
+            for entry in whole["outstations"]:
+                walked[entry["state"]] += 1
+            assert whole["summary"] == walked == expected
+            assert ok(await api.call("status", limit=1))["summary"] == expected
+
+        for n in range(3):
+            await running.master.add(
+                OutstationSettings(name=f"up{n}", host="127.0.0.1", port=port, reconnect=None)
+            )
+        await add_many(running.master, 2)
+        await summary({"connected": 3, "connecting": 0, "disconnected": 2})
+        accepted[0].close()  # the outstation's side ends one connection
+        await until(lambda: not running.master.session("up0").connected)
+        await summary({"connected": 2, "connecting": 0, "disconnected": 3})
+        ok(await api.call("disconnect", "up1"))
+        await summary({"connected": 1, "connecting": 0, "disconnected": 4})
+        ok(await api.call("remove", "up2"))
+        ok(await api.call("remove", "o0"))
+        await summary({"connected": 0, "connecting": 0, "disconnected": 3})
+        ok(await api.call("connect", "up1"))
+        await summary({"connected": 1, "connecting": 0, "disconnected": 2})

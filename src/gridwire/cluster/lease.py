@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 
 import orjson
-from nats.js.errors import KeyWrongLastSequenceError, NotFoundError
+from nats.js.errors import KeyWrongLastSequenceError, NoKeysError, NotFoundError
 from nats.js.kv import KeyValue
 
 log = logging.getLogger("gridwire.cluster")
@@ -108,7 +108,7 @@ async def live_workers(kv: KeyValue) -> dict[str, tuple[int, dict[str, object]]]
     found: dict[str, tuple[int, dict[str, object]]] = {}
     try:
         keys = await kv.keys()
-    except NotFoundError:  # nats-py: NoKeysError subclasses it
+    except (NotFoundError, NoKeysError):  # no entry: nats-py raises NoKeysError
         return found
     for key in keys:
         try:

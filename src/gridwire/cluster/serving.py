@@ -139,7 +139,7 @@ class WorkerServer:
         # One status at a time: requests that come while one is built share it (a busy
         # worker would otherwise pile them up, each costing as much as the first).
         if self._building is None or self._building.done():
-            self._building = asyncio.ensure_future(encode(self.worker.master.status()))
+            self._building = asyncio.ensure_future(self._build_status())
         status = await asyncio.shield(self._building)
         info = dumps(
             {
@@ -148,7 +148,22 @@ class WorkerServer:
                 "held": len(self.worker.holdings),
             }
         )
-        await msg.respond(b'{"worker":' + info + b',"status":' + status + b"}")
+        answer = b'{"worker":' + info + b',"status":' + status + b"}"
+        if len(answer) > self.nc.max_payload:  # nats-py would raise MaxPayloadError, unseen
+            log.warning(
+                "worker %s: its status (%d octets) is over NATS's max_payload (%d): not sent",
+                self.worker.id,
+                len(answer),
+                self.nc.max_payload,
+            )
+            return
+        await msg.respond(answer)
+
+    async def _build_status(self) -> bytes:
+        """Every outstation held, built a slice at a time (a status of thousands built at
+        once held the worker's loop, and its polls, for 100 ms and more: D211)."""
+        master = self.worker.master
+        return await encode(await master.status_page(0, 1 << 31))
 
     async def _want(self, msg: Msg) -> None:
         self._want_until = time.monotonic() + 3 * WANT_EVERY

@@ -57,7 +57,8 @@ class Connector:
         self._on_data = on_data
         self._on_up = on_up
         self._on_down = on_down
-        self.state: State = "disconnected"
+        self._state: State = "disconnected"
+        self._tally: dict[str, int] | None = None  # the master's count of every state
         self.last_error: str | None = None
         self._opened_at = 0.0  # monotonic time of the latest connection
         self._closed_by_peer: str | None = None  # kept until a connection brings octets
@@ -78,6 +79,26 @@ class Connector:
     @property
     def connected(self) -> bool:
         return self.wire.connection is not None
+
+    @property
+    def state(self) -> State:
+        return self._state
+
+    @state.setter
+    def state(self, new: State) -> None:
+        if self._tally is not None:
+            self._tally[self._state] -= 1
+            self._tally[new] += 1
+        self._state = new
+
+    def count_in(self, tally: dict[str, int] | None) -> None:
+        """Keep ``tally`` (outstations by state, DESIGN D210) counting this one: its state
+        now and every change of it; None takes it out of the tally it was in."""
+        if self._tally is not None:
+            self._tally[self._state] -= 1
+        self._tally = tally
+        if tally is not None:
+            tally[self._state] += 1
 
     async def connect(self, wait: float | None = None) -> None:
         """Connect unless connected; with ``wait``, try once a second for that many seconds.

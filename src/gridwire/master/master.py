@@ -117,6 +117,7 @@ class Master(OutstationQueries):
             else None
         )
         self._sessions: dict[str, Session] = {}
+        self._tally = status_pages.tally()  # outstations by state (D210)
         self._maps: dict[str, ControlProfile] = {}
         self.channels = Channels(self.clock.monotonic)  # by name (DESIGN D184)
 
@@ -146,7 +147,7 @@ class Master(OutstationQueries):
         """The outstations from ``offset`` (in the order they were added), ``limit`` at most,
         a summary of them all (:mod:`gridwire.master.status_pages`, D149), and the channels."""
         sessions = list(self._sessions.values())
-        status = await status_pages.page(self.allow_control, sessions, offset, limit)
+        status = await status_pages.page(self.allow_control, sessions, offset, limit, self._tally)
         status.channels = self.channels.status()
         return status
 
@@ -192,6 +193,7 @@ class Master(OutstationQueries):
             channel=channel,
         )
         self._sessions[settings.name] = session
+        session.connector.count_in(self._tally)
         if self._fence is not None:
             session.wire.fence = functools.partial(self._fence, settings.name)
         if point_map is not None:
@@ -211,6 +213,7 @@ class Master(OutstationQueries):
         session.frames.close()
         let_go(session.settings, self.channels)
         self._sessions.pop(outstation, None)
+        session.connector.count_in(None)
         self._maps.pop(outstation, None)
         self.bus.publish("outstations", {})
         return session.status()
@@ -242,6 +245,7 @@ class Master(OutstationQueries):
         """Disconnect every outstation and stop everything."""
         for session in list(self._sessions.values()):
             await session.close()
+            session.connector.count_in(None)
         self._sessions.clear()
         self._maps.clear()
         await self.channels.close()

@@ -2,10 +2,11 @@
 
 A page lists ``limit`` outstations from ``offset``, in the order they were added; ``total``,
 ``next`` (the offset of the next page, None after the last) and ``summary`` (every outstation
-counted by connection state) say what it leaves out. :func:`page` takes a turn of the event
-loop whenever :data:`~gridwire.master.limits.STATUS_SLICE` seconds have passed, so a page of
-10,000 outstations never holds the polls; it counts time, not entries, because on a loop busy
-with polls every turn is long.
+counted by connection state) say what it leaves out. The summary is a :func:`tally` the
+master keeps as connections change (D210), so a page touches only its own outstations, never
+all 10,000. :func:`page` takes a turn of the event loop whenever
+:data:`~gridwire.master.limits.STATUS_SLICE` seconds have passed; it counts time, not
+entries, because on a loop busy with polls every turn is long.
 """
 
 from __future__ import annotations
@@ -19,11 +20,17 @@ from gridwire.master.limits import STATUS_SLICE
 from gridwire.master.records import OutstationStatus, Status
 from gridwire.master.session import Session
 
-_STEP = 100  # sessions between two looks at the clock
+_STEP = 50  # entries between two looks at the clock
 
 
 def _summary() -> dict[str, int]:
     return dict.fromkeys(("connected", "connecting", "disconnected"), 0)
+
+
+def tally() -> dict[str, int]:
+    """Outstations by connection state, kept by each session's connector as it changes
+    (:meth:`~gridwire.master.connector.Connector.count_in`)."""
+    return _summary()
 
 
 def every(allow_control: bool, sessions: Sequence[Session]) -> Status:
@@ -35,22 +42,25 @@ def every(allow_control: bool, sessions: Sequence[Session]) -> Status:
     return _status(allow_control, entries, len(sessions), 0, len(sessions), summary)
 
 
-async def page(allow_control: bool, sessions: Sequence[Session], offset: int, limit: int) -> Status:
-    """The page of ``limit`` outstations from ``offset`` and the summary of them all."""
+async def page(
+    allow_control: bool,
+    sessions: Sequence[Session],
+    offset: int,
+    limit: int,
+    summary: dict[str, int],
+) -> Status:
+    """The page of ``limit`` outstations from ``offset``, and ``summary`` (the tally)."""
     if offset < 0 or limit < 1:
         raise BadParameter(f"status: offset {offset} and limit {limit} must be 0+ and 1+")
-    summary = _summary()
     entries: list[OutstationStatus] = []
     mark = time.perf_counter()
-    for start in range(0, len(sessions), _STEP):
+    chosen = sessions[offset : offset + limit]
+    for start in range(0, len(chosen), _STEP):
         if start and time.perf_counter() - mark > STATUS_SLICE:
             await asyncio.sleep(0)
             mark = time.perf_counter()
-        for position, session in enumerate(sessions[start : start + _STEP], start):
-            summary[session.state] += 1
-            if offset <= position < offset + limit:
-                entries.append(session.status())
-    return _status(allow_control, entries, len(sessions), offset, limit, summary)
+        entries.extend(session.status() for session in chosen[start : start + _STEP])
+    return _status(allow_control, entries, len(sessions), offset, limit, dict(summary))
 
 
 def _status(
