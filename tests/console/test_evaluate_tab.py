@@ -1,6 +1,6 @@
 """The console's Evaluate tab in a real browser against the simulated DER: a short
-evaluation filling its rows live with three downloads, and a check's frames opened in
-Traffic."""
+evaluation filling its rows live with three downloads, a check's frames opened in
+Traffic, and a check heard while the page asks for the evaluation's status kept."""
 
 from __future__ import annotations
 
@@ -118,4 +118,38 @@ def test_a_check_s_frames_open_in_traffic(watched: Watched, site: Site) -> None:
         "() => document.querySelectorAll('.vt-frames .vspacer .vrow:not([hidden])').length === 4"
     )
     assert sorted(int(t) for t in ids.all_inner_texts()) == [2, 3, 4, 5]
+    watched.assert_clean()
+
+
+def test_a_check_heard_while_the_status_is_asked_is_kept(watched: Watched, site: Site) -> None:
+    """A check event that comes while the page is asking for the evaluation's status is newer
+    than the answer: its row stays when the answer comes (a loaded run saw the answer, "no
+    evaluation yet", wipe the row a moment after it was drawn)."""
+    page = open_console(watched, site, "der", "overview")
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        body = route.request.post_data_json
+        if isinstance(body, dict) and body.get("op") == "evaluation":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api", hold)
+    page.click("#tab-evaluate")
+    page.wait_for_selector("input[data-check='MON-001']", state="attached", timeout=WAIT_MS)
+    publish_check(site, (3, 4), detail="heard while the status was asked")
+    row = page.locator("table.results tr[data-check='MON-001'][data-live='yes']")
+    row.wait_for(timeout=WAIT_MS)
+    assert len(held) == 1  # the status is still on its way
+    held[0].continue_()
+    page.wait_for_function(
+        "() => document.querySelector('.evaluate-results progress + span').textContent !== ''",
+        timeout=WAIT_MS,
+    )
+    page.unroute("**/api")
+    assert row.count() == 1  # the answer is drawn in the same task that wrote the text
+    assert row.locator("td.detail").inner_text().startswith("heard while the status was asked")
+    assert row.locator("button").inner_text() == "frames 3-4"
+    watched.shot("der-evaluate-check-heard-while-loading")
     watched.assert_clean()

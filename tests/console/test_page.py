@@ -25,7 +25,7 @@ from tests.console.site import PLAIN_POINTS, Site
 from tests.support.net import free_port
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import APIResponse, Page, Route
 
 
 @pytest.mark.parametrize("outstation", ["der", "plain"])
@@ -387,3 +387,60 @@ def test_a_fleet_past_one_status_page_is_listed_whole(watched: Watched, site: Si
         watched.shot("fleet-past-one-status-page")
     finally:
         site.run(remove_all(), timeout=120)
+
+
+def test_an_update_heard_while_the_page_reads_the_values_stays(
+    watched: Watched, site: Site
+) -> None:
+    """The page reads an outstation's values and frames when it opens it; an update the
+    stream brings while those answers are on their way is newer than them and stays (a loaded
+    run saw the first poll of ``plain`` come that way and be wiped by the values answered
+    before it: "9000 shown" never came)."""
+    page = watched.page
+    held: list[tuple[Route, APIResponse]] = []
+
+    def answered_now_given_later(route: Route) -> None:
+        body = route.request.post_data_json
+        if isinstance(body, dict) and body.get("op") in ("values", "trace"):
+            held.append((route, route.fetch()))
+        else:
+            route.continue_()
+
+    page.route("**/api", answered_now_given_later)
+    page.goto(f"{site.url}#/plain/points")
+    page.wait_for_selector(".stream .lamp.on", timeout=WAIT_MS)
+    while len(held) < 2:
+        page.wait_for_timeout(50)
+    site.call(
+        lambda: site.plain_device.database.update("ai", 18, 5818, now=site.plain.clock.monotonic())
+    )
+    site.call(site.plain._wake.set)
+    page.wait_for_function(
+        "() => window.gridwire.state.stations.get('plain').points.get('ai:18')?.value === 5818",
+        timeout=WAIT_MS,
+    )
+    last = site.call(lambda: site.running.master.trace("plain")[-1].id)
+    for route, response in held:
+        route.fulfill(response=response)
+    page.wait_for_function(
+        "() => window.gridwire.state.stations.get('plain').loaded", timeout=WAIT_MS
+    )
+    page.unroute("**/api")
+    shown = page.evaluate("() => window.gridwire.state.stations.get('plain').points.get('ai:18')")
+    assert shown["value"] == 5818, shown
+    # Its event is listed once, whether the events answer held it or not.
+    events = page.evaluate(
+        "() => window.gridwire.state.stations.get('plain').events"
+        ".filter((e) => e.type === 'ai' && e.index === 18 && e.value === 5818).length"
+    )
+    assert events == 1
+    # The frames heard meanwhile follow the trace's, none missing.
+    ids = page.evaluate("() => window.gridwire.state.stations.get('plain').frames.map((f) => f.id)")
+    assert ids[-1] >= last and ids == list(range(ids[0], ids[-1] + 1)), (ids[-5:], last)
+    page.click(".segments button[data-type='ai']")
+    page.fill(".pane-points input.filter", "18")
+    page.wait_for_selector("text=1 shown")
+    value = page.locator(".vt-points .vspacer .vrow:not([hidden]) span:nth-child(4)")
+    assert value.inner_text() == "5818"
+    watched.shot("plain-points-update-heard-while-reading")
+    watched.assert_clean()

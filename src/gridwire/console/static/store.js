@@ -56,6 +56,7 @@ export function station(name) {
       lastResponse: null,
       profile: null,
       loaded: false,
+      heard: null, // {objects, frames} from the stream while the state is read again (hear)
     };
     state.stations.set(name, s);
   }
@@ -177,6 +178,7 @@ export function setProfile(name, profile) {
 // to the events list (newest last).
 export function applyObjects(name, objects, source) {
   const s = station(name);
+  s.heard?.objects.push({ objects, source });
   const now = Date.now();
   const changed = [];
   let events = 0;
@@ -195,6 +197,44 @@ export function applyObjects(name, objects, source) {
   if (events) emit("events", name);
 }
 
+// While an outstation's state is read again (sync.js loadStation) the stream's objects and
+// frames are kept too: the answers may have been made before them, and replacing the store
+// with an answer would lose them (DESIGN D220).
+export function hear(name) {
+  const heard = { objects: [], frames: [] };
+  station(name).heard = heard;
+  return heard;
+}
+
+// The answers taken (values, events), then the objects heard while they came laid over
+// them: each point takes its value again, and an event the events answer did not hold (the
+// same point, value, flags and time) is listed; the frames are the trace's, then those
+// heard it did not hold. Later updates still come by the stream, so the store ends as the
+// last of them left it.
+export function retake(name, heard, trace) {
+  const s = station(name);
+  if (s.heard === heard) s.heard = null;
+  s.frames = [];
+  addFrames(name, trace);
+  const now = Date.now();
+  const changed = [];
+  const same = (e) => `${e.type}:${e.index}:${e.value}:${e.flags}:${e.time_ms}`;
+  const listed = new Set(s.events.map(same));
+  for (const { objects, source } of heard.objects) {
+    for (const obj of objects) {
+      if (obj.type === null || obj.index === null) continue;
+      const row = rowFor(s, obj.type, obj.index);
+      if (take(row, obj, now)) s.marks += 1;
+      changed.push(row.key);
+      if (obj.event && !listed.has(same(obj))) s.events.push({ ...obj, received: now, source });
+    }
+  }
+  if (s.events.length > EVENTS_KEPT) s.events.splice(0, s.events.length - EVENTS_KEPT);
+  if (changed.length) emit("points", name, changed);
+  emit("events", name);
+  addFrames(name, heard.frames);
+}
+
 export function setEvents(name, events) {
   const s = station(name);
   const now = Date.now();
@@ -204,6 +244,7 @@ export function setEvents(name, events) {
 
 export function addFrames(name, frames) {
   const s = station(name);
+  s.heard?.frames.push(...frames);
   const last = s.frames.length ? s.frames[s.frames.length - 1].id : 0;
   const fresh = frames.filter((f) => f.id > last);
   if (!fresh.length) return;

@@ -11,7 +11,9 @@ import {
   addUnsolicited,
   emit,
   forget,
+  hear,
   outstationStatus,
+  retake,
   setEvents,
   setProfile,
   setValues,
@@ -66,20 +68,24 @@ export function loadStation(name) {
   if (loading.has(name)) return loading.get(name);
   const run = (async () => {
     const entry = outstationStatus(name);
-    const [values, events, trace, profile] = await Promise.all([
-      call("values", {}, name),
-      call("events", {}, name),
-      call("trace", {}, name),
-      entry?.profile ? call("profile", {}, name) : null,
-    ]);
-    const s = station(name);
-    if (profile) setProfile(name, profile);
-    setValues(name, values.values);
-    setEvents(name, events.events);
-    s.frames = [];
-    addFrames(name, trace.frames);
-    emit("frames", name, null);
-    s.loaded = true;
+    const heard = hear(name); // what the stream brings meanwhile is newer than the answers
+    try {
+      const [values, events, trace, profile] = await Promise.all([
+        call("values", {}, name),
+        call("events", {}, name),
+        call("trace", {}, name),
+        entry?.profile ? call("profile", {}, name) : null,
+      ]);
+      const s = station(name);
+      if (profile) setProfile(name, profile);
+      setValues(name, values.values);
+      setEvents(name, events.events);
+      retake(name, heard, trace.frames);
+      emit("frames", name, null);
+      s.loaded = true;
+    } finally {
+      if (station(name).heard === heard) station(name).heard = null;
+    }
   })();
   loading.set(name, run);
   run.catch((error) => addLog("page", `could not read ${name}: ${error.message}`)).finally(() => loading.delete(name));

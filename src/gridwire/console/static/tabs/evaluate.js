@@ -42,6 +42,7 @@ export function create(ctx) {
   let live = new Set(); // ids whose result came by a check event
   let report = null;
   let shownFor = null;
+  let hearing = null; // {name, heard}: check events of `name` while its status is asked
   const allowDeviations = h("input", { type: "checkbox", name: "allow_deviations" });
   const settle = h("input", { type: "number", name: "settle", min: 0.1, step: "any", value: 5 });
   const curves = h("input", { type: "number", name: "curves", min: 1, step: 1, placeholder: "found" });
@@ -281,17 +282,30 @@ export function create(ctx) {
 
   async function loadFor(name) {
     shownFor = name;
-    if (!checks.length) {
-      checks = (await call("checks")).checks;
-      renderChecks();
+    // A check event heard while the status is asked is newer than the status's answer.
+    const heard = new Map();
+    hearing = { name, heard };
+    let status;
+    try {
+      if (!checks.length) {
+        checks = (await call("checks")).checks;
+        renderChecks();
+      }
+      // What an evaluation of this outstation is doing, or did (a page opened mid-run).
+      status = await call("evaluation", {}, name);
+    } finally {
+      if (hearing?.heard === heard) hearing = null;
     }
-    // What an evaluation of this outstation is doing, or did (a page opened mid-run).
-    const status = await call("evaluation", {}, name);
     if (shownFor !== name || running === name) return;
-    results = new Map(status.results.map((r) => [r.id, r]));
-    live = new Set();
-    if (status.state === "finished" && status.report) finish(status.report);
-    else {
+    results = new Map([...status.results.map((r) => [r.id, r]), ...heard]);
+    live = new Set(heard.keys());
+    if (status.state === "finished" && status.report) {
+      finish(status.report);
+      if (heard.size) {
+        for (const [id, r] of heard) results.set(id, r); // a later run's, over the report's
+        renderRows();
+      }
+    } else {
       replace(summary);
       replace(downloads);
       progress.max = status.total || 1;
@@ -302,6 +316,7 @@ export function create(ctx) {
   }
 
   on("check", (data) => {
+    if (hearing?.name === data.outstation) hearing.heard.set(data.result.id, data.result);
     if (data.outstation !== state.selected) return;
     results.set(data.result.id, data.result);
     live.add(data.result.id);
