@@ -65,7 +65,7 @@ def _names(status: dict[str, object]) -> list[str]:
     return [str(o["name"]) for o in status["outstations"]]  # type: ignore[attr-defined,index]
 
 
-def test_the_whole_list_comes_though_a_worker_s_is_over_max_payload(front: httpx.Client) -> None:
+def test_the_whole_list_comes_when_one_worker_s_is_over_max_payload(front: httpx.Client) -> None:
     assert eventually(
         lambda: {w["worker"]: w["held"] for w in _status(front)["workers"]} == COUNTS,  # type: ignore[attr-defined,index]
         within=15,
