@@ -6,8 +6,8 @@ The front runs the service's own dispatcher (:class:`ClusterDispatcher` subclass
 ``--allow-control`` gate is applied and each command is logged exactly as in one process;
 only carrying the operation out differs. ``add`` writes the outstation's settings to the
 outstations bucket and answers once a worker took it and tried to connect; ``remove`` asks
-the holder to remove it, then deletes its settings and its lease; ``status`` gathers every
-live worker's answer within STATUS_WAIT; an operation on one outstation goes to its worker
+the holder to remove it, then deletes its settings and its lease; ``status`` pages across
+the workers (:mod:`gridwire.cluster.statuses`); an operation on one outstation goes to its worker
 (:mod:`gridwire.cluster.routing`); the rest (``stop``, ``checks``...) run at the front. The
 front's master holds no outstation: its event bus carries what the workers send."""
 
@@ -32,6 +32,7 @@ from gridwire.cluster.lease import live_workers
 from gridwire.cluster.mirror import Mirror
 from gridwire.cluster.routing import Router
 from gridwire.cluster.serving import WANT_EVERY
+from gridwire.cluster.statuses import Gatherer, cluster_status
 from gridwire.cluster.store import Buckets, Subjects, name_of_key, outstation_key
 from gridwire.cluster.worker import holder_of
 from gridwire.errors import Conflict, ConnectionFailed
@@ -40,11 +41,10 @@ from gridwire.operations.context import Context
 from gridwire.operations.declaration import Operation, OperationTable
 from gridwire.operations.dispatch import Answer, Dispatcher, error_answer, operation_error
 from gridwire.operations.encoding import dumps
+from gridwire.operations.params import StatusParams
 
 log = logging.getLogger("gridwire.cluster")
 
-STATUS_WAIT = 5.0
-"""Seconds ``status`` waits for the workers' answers; those that did not answer are named."""
 LOCAL = frozenset({"stop", "checks"})
 _raw: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("gridwire_cluster_raw")
 
@@ -95,7 +95,8 @@ class ClusterDispatcher(Dispatcher):
             return await super()._carry_out(operation, params, ident)
         try:
             if name == "status":
-                body = await self.status(ident)
+                assert isinstance(params, StatusParams)
+                body = await self.status(ident, params.offset, params.limit)
             elif name == "add":
                 assert isinstance(params, OutstationSettings)
                 body = await self.add(params, ident)
@@ -136,37 +137,21 @@ class ClusterDispatcher(Dispatcher):
             with contextlib.suppress(NotFoundError):
                 await kv.delete(key)
 
-    async def status(self, ident: Any) -> bytes:
+    async def status(self, ident: Any, offset: int, limit: int) -> bytes:
+        """A page of the cluster's outstations, as one process pages them (D223)."""
         try:
             live = await live_workers(self.buckets.workers)
         except (nats.errors.Error, nats.js.errors.Error):
             # The workers bucket cannot be read now (a NATS node lost, its copies electing a
             # leader): those that answer are all that is known.
             live = {}
-        answers = await self._gather(set(live))
-        outstations: list[Any] = []
-        workers = []
-        seen: set[str] = set()
-        for worker, data in sorted(answers.items()):
-            status = data.get("status", {})
-            held = [o.get("name") for o in status.get("outstations", [])]
-            outstations.extend(status.get("outstations", []))
-            seen.update(held)
-            info = live.get(worker, (0, {}))[1]
-            workers.append(
-                {
-                    "worker": worker,
-                    "held": len(held),
-                    "outstations": held,
-                    "capacity": info.get("capacity"),
-                    "allow_control": status.get("allow_control"),
-                }
-            )
+        parts = await Gatherer(self.nc, self.subjects).page(set(live), offset, limit)
+        answered = {p.worker for p in parts if p.answered}
+        seen = {str(e.get("name")) for p in parts for e in p.entries}
         result = {
             "allow_control": self.context.allow_control,
-            "outstations": outstations,
-            "workers": workers,
-            "not_answered": sorted(set(live) - set(answers)),
+            **cluster_status(parts, offset, limit),
+            "not_answered": sorted((set(live) | {p.worker for p in parts}) - answered),
             "unassigned": self._unassigned(live, seen),
         }
         return b'{"id":' + dumps(ident) + b',"ok":true,"result":' + dumps(result) + b"}"
@@ -184,32 +169,6 @@ class ClusterDispatcher(Dispatcher):
                 if name not in seen:
                     names.append(name)
         return sorted(names)
-
-    async def _gather(self, expected: set[str]) -> dict[str, dict[str, Any]]:
-        answers: dict[str, dict[str, Any]] = {}
-        complete = asyncio.Event()
-
-        async def answered(msg: Msg) -> None:
-            try:
-                data = orjson.loads(msg.data)
-                answers[str(data["worker"]["worker"])] = data
-            except (orjson.JSONDecodeError, KeyError, TypeError):
-                return
-            if expected <= set(answers):
-                complete.set()
-
-        inbox = self.nc.new_inbox()
-        sub = await self.nc.subscribe(inbox, cb=answered)
-        try:
-            await self.nc.publish(self.subjects.status, b"", reply=inbox)
-            if expected:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(complete.wait(), STATUS_WAIT)
-            else:  # none known to be live (or the bucket unreadable): whoever answers soon
-                await asyncio.sleep(STATUS_WAIT / 2)
-        finally:
-            await sub.unsubscribe()
-        return answers
 
 
 class EventRelay:

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from gridwire.cluster.store import outstation_key
 from gridwire.cluster.worker import Worker
 from gridwire.errors import OperationError
+from gridwire.master.records import Status
 from gridwire.operations.dispatch import Dispatcher, error_body
 from gridwire.operations.encoding import EventEncoder, dumps, encode
 
@@ -48,7 +49,6 @@ class WorkerServer:
         self._subs: list[Subscription] = []
         self._want_until = 0.0
         self._forwarding: asyncio.Task[None] | None = None
-        self._building: asyncio.Future[bytes] | None = None
 
     async def start(self) -> None:
         subjects, wid = self.worker.subjects, self.worker.id
@@ -56,6 +56,7 @@ class WorkerServer:
             await self.nc.subscribe(subjects.op(wid), cb=self._spawning(self._op)),
             await self.nc.subscribe(subjects.added(wid), cb=self._spawning(self._added)),
             await self.nc.subscribe(subjects.status, cb=self._spawning(self._status)),
+            await self.nc.subscribe(subjects.status_of(wid), cb=self._spawning(self._status_page)),
             await self.nc.subscribe(subjects.want, cb=self._want),
         ]
 
@@ -136,11 +137,23 @@ class WorkerServer:
         await msg.respond(body)
 
     async def _status(self, msg: Msg) -> None:
-        # One status at a time: requests that come while one is built share it (a busy
-        # worker would otherwise pile them up, each costing as much as the first).
-        if self._building is None or self._building.done():
-            self._building = asyncio.ensure_future(self._build_status())
-        status = await asyncio.shield(self._building)
+        """Every worker's summary and count (no entries): the front lays the pages out
+        with them (D223)."""
+        # A page past every entry: the tally (D210) and the total, no entry built.
+        await self._respond_status(msg, await self.worker.master.status_page(1 << 31, 1))
+
+    async def _status_page(self, msg: Msg) -> None:
+        """A page of this worker's entries, ``{"offset", "limit"}`` asked by the front."""
+        try:
+            request = orjson.loads(msg.data)
+            offset, limit = int(request["offset"]), int(request["limit"])
+            status = await self.worker.master.status_page(offset, limit)
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, OperationError):
+            await msg.respond(error_body("request", "worker: a status page is malformed"))
+            return
+        await self._respond_status(msg, status)
+
+    async def _respond_status(self, msg: Msg, status: Status) -> None:
         info = dumps(
             {
                 "worker": self.worker.id,
@@ -148,22 +161,26 @@ class WorkerServer:
                 "held": len(self.worker.holdings),
             }
         )
-        answer = b'{"worker":' + info + b',"status":' + status + b"}"
-        if len(answer) > self.nc.max_payload:  # nats-py would raise MaxPayloadError, unseen
+        answer = b""
+        while True:
+            answer = b'{"worker":' + info + b',"status":' + await encode(status) + b"}"
+            count = len(status.outstations)
+            if len(answer) <= self.nc.max_payload or count == 0:
+                break
+            # Over NATS's max_payload (nats-py would raise MaxPayloadError, unseen): the
+            # entries that fit; the front asks for the rest from where this page ends.
+            status.outstations = status.outstations[: count * self.nc.max_payload // len(answer)]
+            status.next = status.offset + len(status.outstations)
+        if len(answer) > self.nc.max_payload:
             log.warning(
-                "worker %s: its status (%d octets) is over NATS's max_payload (%d): not sent",
+                "worker %s: a status without entries (%d octets) is over NATS's max_payload "
+                "(%d): not sent",
                 self.worker.id,
                 len(answer),
                 self.nc.max_payload,
             )
             return
         await msg.respond(answer)
-
-    async def _build_status(self) -> bytes:
-        """Every outstation held, built a slice at a time (a status of thousands built at
-        once held the worker's loop, and its polls, for 100 ms and more: D211)."""
-        master = self.worker.master
-        return await encode(await master.status_page(0, 1 << 31))
 
     async def _want(self, msg: Msg) -> None:
         self._want_until = time.monotonic() + 3 * WANT_EVERY

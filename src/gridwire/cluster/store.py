@@ -13,7 +13,8 @@ Buckets (``<prefix>`` is ``gridwire`` unless set):
 - ``<prefix>-journals``: evaluations' restore journals, by outstation key.
 
 Subjects: ``<prefix>.op.<worker>`` (operations, request/reply), ``<prefix>.added.<worker>``
-(how taking an outstation ended), ``<prefix>.status`` (every worker answers),
+(how taking an outstation ended), ``<prefix>.status`` (every worker answers with its summary
+and count), ``<prefix>.status.<worker>`` (a page of that worker's entries, D223),
 ``<prefix>.events.<worker>`` (a worker's events), ``<prefix>.want`` (a front has listeners).
 """
 
@@ -73,6 +74,9 @@ class Subjects:
     @property
     def status(self) -> str:
         return f"{self.prefix}.status"
+
+    def status_of(self, worker: str) -> str:
+        return f"{self.prefix}.status.{worker}"
 
     def events(self, worker: str) -> str:
         return f"{self.prefix}.events.{worker}"
