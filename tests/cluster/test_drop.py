@@ -1,5 +1,5 @@
 """A worker whose lease lapsed drops every outstation it holds (D154) in time linear in
-their number (D212): it found each one's key by searching every holding, which at 5,000
+their number (D210): it found each one's key by searching every holding, which at 5,000
 held the worker's loop, and every poll on it, for 45 s and more in the cluster bench."""
 
 from __future__ import annotations

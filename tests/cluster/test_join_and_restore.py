@@ -1,5 +1,5 @@
 """Two cluster proofs on a real nats-server with yadnp3 (opendnp3) outstations, workers and a
-front as subprocesses (D214-D216):
+front as subprocesses (D212-D214):
 
 - a worker that joins takes its share without interrupting anything it does not take: the
   outstations the first worker keeps are never disconnected and their polls go on, and each

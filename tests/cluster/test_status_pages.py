@@ -1,4 +1,4 @@
-"""A cluster ``status`` pages as one process does (D149, D223): a front over two workers
+"""A cluster ``status`` pages as one process does (D149, D220): a front over two workers
 (2 and 3 outstations) on a real nats-server whose ``max_payload`` is far below one worker's
 whole status, so the front must page each worker's slice (and a worker trim a slice to what
 fits) for any answer to come. The outstations are never reached (nothing listens on their

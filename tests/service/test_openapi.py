@@ -212,7 +212,7 @@ def fuzz(
 
     @given(case=operation.as_strategy(mode))
     @settings(
-        max_examples=12,  # x2 modes x every operation: ~1,400 requests (D206)
+        max_examples=12,  # x2 modes x every operation: ~1,400 requests (D219)
         deadline=None,
         database=None,
         derandomize=True,  # the same cases every run: a failure reproduces, none flakes

@@ -122,7 +122,7 @@ async def test_a_status_of_10000_never_holds_the_loop() -> None:
 
 
 async def test_the_summary_follows_every_change_of_connection() -> None:
-    """The summary is a tally kept as connections change (D210), not a walk: at each step it
+    """The summary is a tally kept as connections change (D208), not a walk: at each step it
     equals the states the full list gives, as outstations connect, are lost by the
     outstation's side, are disconnected and are removed."""
     accepted: list[asyncio.StreamWriter] = []

@@ -82,7 +82,7 @@ class ClusterDispatcher(Dispatcher):
         _raw.set(data)
         if operation.check is not None and _routed(operation.name, data):
             # The check needs the outstation (its point map), which lives at its worker: the
-            # worker's own dispatcher checks it there before anything is sent (D215).
+            # worker's own dispatcher checks it there before anything is sent (D213).
             operation = dataclasses.replace(operation, check=None)
         return await super()._run(operation, data, ident)
 
@@ -138,7 +138,7 @@ class ClusterDispatcher(Dispatcher):
                 await kv.delete(key)
 
     async def status(self, ident: Any, offset: int, limit: int) -> bytes:
-        """A page of the cluster's outstations, as one process pages them (D223)."""
+        """A page of the cluster's outstations, as one process pages them (D220)."""
         try:
             live = await live_workers(self.buckets.workers)
         except (nats.errors.Error, nats.js.errors.Error):

@@ -10,7 +10,7 @@ The key is the journal file's stem (``journal-<host>-<port>-<link>``): journals 
 the outstation at that address, whatever it is called.
 
 A worker with ``--allow-control`` that finds such a journal puts it back by itself
-(:meth:`ClusterJournals.put_back`, D214): once the outstation is connected and the lease's
+(:meth:`ClusterJournals.put_back`, D212): once the outstation is connected and the lease's
 fencing token confirmed, as ``restore_evaluation`` would, and logs each point at WARNING.
 A read-only worker puts nothing back; it logs that the journal is left."""
 

@@ -144,7 +144,7 @@ class Router:
                 body = await self._added_at(holder, name, max(0.5, until - loop.time()))
                 if b'"moved":true' not in body[:400]:
                     return body
-                # Taken by another worker meanwhile (D216): ask the holder found next.
+                # Taken by another worker meanwhile (D214): ask the holder found next.
             if loop.time() >= until:
                 raise ConnectionFailed(
                     f"outstation {name} was added to the cluster, but no worker took it "

@@ -138,8 +138,8 @@ class WorkerServer:
 
     async def _status(self, msg: Msg) -> None:
         """Every worker's summary and count (no entries): the front lays the pages out
-        with them (D223)."""
-        # A page past every entry: the tally (D210) and the total, no entry built.
+        with them (D220)."""
+        # A page past every entry: the tally (D208) and the total, no entry built.
         await self._respond_status(msg, await self.worker.master.status_page(1 << 31, 1))
 
     async def _status_page(self, msg: Msg) -> None:

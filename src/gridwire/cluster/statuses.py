@@ -1,4 +1,4 @@
-"""A cluster ``status`` in pages (D223): what one process answers (D149), across workers.
+"""A cluster ``status`` in pages (D220): what one process answers (D149), across workers.
 
 The front asks every worker for its summary and count (``<prefix>.status``: no entries, a
 few hundred octets each), lays the workers out by worker id, maps the page asked,

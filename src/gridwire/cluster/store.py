@@ -14,7 +14,7 @@ Buckets (``<prefix>`` is ``gridwire`` unless set):
 
 Subjects: ``<prefix>.op.<worker>`` (operations, request/reply), ``<prefix>.added.<worker>``
 (how taking an outstation ended), ``<prefix>.status`` (every worker answers with its summary
-and count), ``<prefix>.status.<worker>`` (a page of that worker's entries, D223),
+and count), ``<prefix>.status.<worker>`` (a page of that worker's entries, D220),
 ``<prefix>.events.<worker>`` (a worker's events), ``<prefix>.want`` (a front has listeners).
 """
 

@@ -7,8 +7,8 @@ to its share, ``min(capacity, ceil(outstations / live workers))``, and gives bac
 holds beyond that share, the last taken first and those under an evaluation last (so a
 worker that joins gets its share, and only what it takes is interrupted). Taking is a
 compare-and-set on the lease entry, so two workers never both take one; a lease naming a
-worker not seen live is taken over only once the live workers were read again (D216). A
-restore journal a lost worker's evaluation left is put back once connected (D214). Taken outstations are added to the master concurrently (at most ``CONNECTING``
+worker not seen live is taken over only once the live workers were read again (D214). A
+restore journal a lost worker's evaluation left is put back once connected (D212). Taken outstations are added to the master concurrently (at most ``CONNECTING``
 at a time). A worker whose own lease lapses drops every outstation before anyone else may
 take them (:mod:`gridwire.cluster.lease`)."""
 
@@ -192,7 +192,7 @@ class Worker:
             if unseen:
                 # A lease names a worker the live workers read above did not show: one that
                 # joined since. Read them again (after the lease was seen, so a holder still
-                # alive shows now) before taking over what it holds (D216).
+                # alive shows now) before taking over what it holds (D214).
                 await self._read_live()
                 free, _ = self._free()
             free = free[: min(share - held, TAKE_PER_SCAN)]
@@ -206,7 +206,7 @@ class Worker:
                         self.spawn(self._connect(key, got))
 
     def _to_give_back(self, count: int) -> list[str]:
-        """The last ``count`` taken, those under an evaluation given back last (D216)."""
+        """The last ``count`` taken, those under an evaluation given back last (D214)."""
         evaluating = evaluations_of(self.master).running
         keys = list(self.holdings.held)[::-1]
         keys.sort(key=lambda key: evaluating(self.holdings.held[key].name))  # stable
@@ -248,7 +248,7 @@ class Worker:
                 return
             try:
                 settings = OutstationSettings.model_validate_json(config[0])
-                journals = self.journals  # what a lost worker's evaluation changed (D214)
+                journals = self.journals  # what a lost worker's evaluation changed (D212)
                 if journals is not None and await journals.fetch(settings) is not None:
                     self.spawn(self._put_back(key, held))
                 try:
@@ -301,7 +301,7 @@ class Worker:
     def drop(self, name: str) -> None:
         """Close and forget outstation ``name`` now (its lease is not ours). Found by its
         key: dropping thousands is linear (a search of every holding for each held the
-        loop, and every poll, 45 s and more at 5,000 after a lapsed lease: D212)."""
+        loop, and every poll, 45 s and more at 5,000 after a lapsed lease: D210)."""
         self.holdings.forget(outstation_key(name))
         self.spawn(self._remove(name))
 

@@ -92,7 +92,7 @@ class Connector:
         self._state = new
 
     def count_in(self, tally: dict[str, int] | None) -> None:
-        """Keep ``tally`` (outstations by state, DESIGN D210) counting this one: its state
+        """Keep ``tally`` (outstations by state, DESIGN D208) counting this one: its state
         now and every change of it; None takes it out of the tally it was in."""
         if self._tally is not None:
             self._tally[self._state] -= 1

@@ -117,7 +117,7 @@ class Master(OutstationQueries):
             else None
         )
         self._sessions: dict[str, Session] = {}
-        self._tally = status_pages.tally()  # outstations by state (D210)
+        self._tally = status_pages.tally()  # outstations by state (D208)
         self._maps: dict[str, ControlProfile] = {}
         self.channels = Channels(self.clock.monotonic)  # by name (DESIGN D184)
 

@@ -3,7 +3,7 @@
 A page lists ``limit`` outstations from ``offset``, in the order they were added; ``total``,
 ``next`` (the offset of the next page, None after the last) and ``summary`` (every outstation
 counted by connection state) say what it leaves out. The summary is a :func:`tally` the
-master keeps as connections change (D210), so a page touches only its own outstations, never
+master keeps as connections change (D208), so a page touches only its own outstations, never
 all 10,000. :func:`page` takes a turn of the event loop whenever
 :data:`~gridwire.master.limits.STATUS_SLICE` seconds have passed; it counts time, not
 entries, because on a loop busy with polls every turn is long.

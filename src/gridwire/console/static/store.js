@@ -199,7 +199,7 @@ export function applyObjects(name, objects, source) {
 
 // While an outstation's state is read again (sync.js loadStation) the stream's objects and
 // frames are kept too: the answers may have been made before them, and replacing the store
-// with an answer would lose them (DESIGN D220).
+// with an answer would lose them (DESIGN D218).
 export function hear(name) {
   const heard = { objects: [], frames: [] };
   station(name).heard = heard;
