@@ -316,7 +316,7 @@ def single_phase(count: int, window: float, port_files: list[Path]) -> dict[str,
         def progress() -> int:
             time.sleep(3.0)  # status of thousands costs the process polling them
             _, status = _status(http)
-            return sum(1 for o in status.get("outstations", []) if o.get("connected"))
+            return int(status.get("summary", {}).get("connected", 0))  # of all, not a page
 
         return _measure(http, count, window, started, [console], None, empty, progress)
 
