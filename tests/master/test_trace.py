@@ -4,6 +4,7 @@ the pcap it makes, read back by tshark (with TCP and IP checksums validated)."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,16 @@ def test_any_octets_are_logged_without_an_error(writes: list[bytes]) -> None:
         for item in LinkReader().feed(octets):
             log.add_received(item, 0.0)
     assert [r.id for r in log.after()] == list(range(1, log.last_id + 1))
+
+
+def test_a_frame_the_link_layer_made_is_logged_as_if_it_were_read_again() -> None:
+    # The wire logs a frame it made without reading it again (framed=True): its record is
+    # the one reading it gives. Octets that are not one good frame come only with a
+    # deviation, and are read (framed=False, the default).
+    log = FrameLog()
+    checked = log.record(log.log_sent(READ_FRAME, 5.0))
+    trusted = log.record(log.log_sent(READ_FRAME, 5.0, framed=True))
+    assert (trusted.id, checked.id) == (2, 1)
+    assert dataclasses.replace(trusted, id=1) == checked
+    cut = log.record(log.log_sent(READ_FRAME[:-3], 6.0))
+    assert cut.summary.endswith("not a good frame: incomplete frame (15 octets)")

@@ -231,9 +231,12 @@ class FrameLog:
         self.dropped += 1
         return cost
 
-    def log_sent(self, octets: bytes, time_ms: float) -> int:
+    def log_sent(self, octets: bytes, time_ms: float, *, framed: bool = False) -> int:
         """Log octets the master wrote (normally one frame; see the module's note on
-        deviations); returns the frame's id."""
+        deviations); returns the frame's id. ``framed``: the octets are one frame the link
+        layer made (no deviation touched them), so they are not read again to know it."""
+        if framed:
+            return self._log(octets, time_ms, True, None)
         try:
             parse_frame(octets)
         except DecodeError:

@@ -117,7 +117,7 @@ class Wire:
             self._write_items(conn, items)
         else:
             for octets in frames:
-                self._write(conn, octets)
+                self._write(conn, octets, framed=True)
         return wall_ms(self.clock)
 
     def received(self, frames: list[LinkFrame | Dropped], now_ms: float) -> None:
@@ -142,10 +142,12 @@ class Wire:
         if conn is self.connection:
             self._write_items(conn, items)
 
-    def _write(self, conn: Link, octets: bytes) -> None:
+    def _write(self, conn: Link, octets: bytes, framed: bool = False) -> None:
+        """Write and log ``octets``; ``framed`` when they are one frame as the link layer
+        made it (no deviation), which the log then need not read again."""
         conn.write(octets)
         now_ms = wall_ms(self.clock)
-        frame_id = self.frames.log_sent(octets, now_ms)
+        frame_id = self.frames.log_sent(octets, now_ms, framed=framed)
         self._logged(frame_id, Direction.TO_OUTSTATION, octets, now_ms)
 
     def _logged(self, frame_id: int, direction: Direction, octets: bytes, time_ms: float) -> None:
