@@ -161,7 +161,6 @@ class WorkerServer:
                 "held": len(self.worker.holdings),
             }
         )
-        answer = b""
         while True:
             answer = b'{"worker":' + info + b',"status":' + await encode(status) + b"}"
             count = len(status.outstations)

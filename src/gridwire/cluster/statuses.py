@@ -23,6 +23,7 @@ from nats.aio.client import Client
 from nats.aio.msg import Msg
 
 from gridwire.cluster.store import Subjects
+from gridwire.master.status_pages import next_offset
 
 STATUS_WAIT = 5.0
 """Seconds ``status`` waits for a worker's count, and for each part of its slice."""
@@ -147,7 +148,7 @@ def cluster_status(parts: list[Part], offset: int, limit: int) -> dict[str, Any]
         "outstations": [e for p in parts for e in p.entries],
         "total": total,
         "offset": offset,
-        "next": offset + limit if offset + limit < total else None,
+        "next": next_offset(offset, limit, total),
         "summary": summary,
         "workers": workers,
     }

@@ -63,6 +63,12 @@ async def page(
     return _status(allow_control, entries, len(sessions), offset, limit, dict(summary))
 
 
+def next_offset(offset: int, limit: int, total: int) -> int | None:
+    """The offset of the page after ``[offset, offset + limit)`` of ``total``; None after
+    the last (one process's pages and a cluster's alike)."""
+    return offset + limit if offset + limit < total else None
+
+
 def _status(
     allow_control: bool,
     entries: list[OutstationStatus],
@@ -76,6 +82,6 @@ def _status(
         outstations=entries,
         total=total,
         offset=offset,
-        next=offset + limit if offset + limit < total else None,
+        next=next_offset(offset, limit, total),
         summary=summary,
     )

@@ -134,7 +134,7 @@ def openapi_octets(table: OperationTable) -> bytes:
     """:func:`openapi_document` as JSON, built once per process for tables of the same
     operations: pydantic takes a second or more of CPU to make the schemas, which every
     service (and every worker of a cluster) would otherwise spend again as it starts."""
-    key = (__version__, *(_shape(operation) for operation in table))
+    key = tuple(_shape(operation) for operation in table)
     octets = _OCTETS.get(key)
     if octets is None:
         octets = _OCTETS[key] = orjson.dumps(openapi_document(table))
