@@ -12,7 +12,6 @@ import contextlib
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -35,9 +34,9 @@ from tests.support.nats import (
     GridwireProcess,
     NatsServer,
     front_args,
+    front_call,
     front_port,
     gridwire_process,
-    nats_server,
     worker_args,
 )
 from tests.support.net import free_port
@@ -46,17 +45,6 @@ from tests.support.waiting import eventually
 
 LEASE = 2.0
 BOUND = 15.0  # the stated bound (DESIGN D155): another worker polls it again within this
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[NatsServer]:
-    with nats_server() as running:
-        yield running
-
-
-def _call(http: httpx.Client, op: str, **params: object) -> dict[str, object]:
-    data: dict[str, object] = http.post(f"/api/{op}", json=params).json()
-    return data
 
 
 def _operating(
@@ -68,8 +56,8 @@ def _operating(
         for n, name in enumerate(names):
             count += 1
             value = float(n * 100_000 + count)
-            answer = _call(http, "operate", outstation=name, points={"ao": {"0": value}})
-            answers[value] = "ok" if answer["ok"] else str(answer["error"]["kind"])  # type: ignore[index]
+            answer = front_call(http, "operate", outstation=name, points={"ao": {"0": value}})
+            answers[value] = "ok" if answer["ok"] else str(answer["error"]["kind"])
 
 
 def test_kill_9_worker_taken_over_within_bound_no_control_twice(server: NatsServer) -> None:
@@ -89,15 +77,16 @@ def test_kill_9_worker_taken_over_within_bound_no_control_twice(server: NatsServ
         front.wait_for("gridwire console")
         http = stack.enter_context(httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60))
         for n, peer in enumerate(peers):
-            assert _call(http, "add", name=f"os{n}", host="127.0.0.1", port=peer.port)["ok"]
+            assert front_call(http, "add", name=f"os{n}", host="127.0.0.1", port=peer.port)["ok"]
         assert eventually(
-            lambda: sorted(w["held"] for w in _call(http, "status")["result"]["workers"]) == [1, 1],  # type: ignore[index]
+            lambda: (
+                sorted(w["held"] for w in front_call(http, "status")["result"]["workers"]) == [1, 1]
+            ),
             within=10,
             every=0.2,
         )
         holders = {
-            w["worker"]: w["outstations"]
-            for w in _call(http, "status")["result"]["workers"]  # type: ignore[index]
+            w["worker"]: w["outstations"] for w in front_call(http, "status")["result"]["workers"]
         }
         victim = next(w for w, held in holders.items() if held == ["os0"])
 
@@ -111,7 +100,7 @@ def test_kill_9_worker_taken_over_within_bound_no_control_twice(server: NatsServ
         workers[victim].kill()
         killed = time.monotonic()
         assert eventually(
-            lambda: _call(http, "scan", outstation="os0", kind="integrity")["ok"],
+            lambda: front_call(http, "scan", outstation="os0", kind="integrity")["ok"],
             within=BOUND + 5,
             every=0.25,
         )
@@ -145,18 +134,18 @@ def test_sigstop_past_the_lease_then_sigcont_sends_nothing_commanding(
         worker.wait_for("gridwire worker")
         front.wait_for("gridwire console")
         http = stack.enter_context(httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60))
-        assert _call(http, "add", name="os", host="127.0.0.1", port=peer.port)["ok"]
-        assert _call(http, "operate", outstation="os", points={"ao": {"0": 1.0}})["ok"]
+        assert front_call(http, "add", name="os", host="127.0.0.1", port=peer.port)["ok"]
+        assert front_call(http, "operate", outstation="os", points={"ao": {"0": 1.0}})["ok"]
         refused, answer = asyncio.run(_paused(server.url, worker, http))
         time.sleep(LEASE)  # whatever the woken worker would do, it has had time to do
         received = [e["value"] for e in peer.received("operate")]
         assert received == [1.0]
-        assert answer["error"]["kind"] == "connection"  # type: ignore[index]
-        assert "may or may not" in answer["error"]["message"]  # type: ignore[index]
+        assert answer["error"]["kind"] == "connection"
+        assert "may or may not" in answer["error"]["message"]
         assert refused["ok"] is False and refused["error"]["kind"] == "connection"
         # The woken worker takes the outstation again under a new epoch and commands it.
         assert eventually(
-            lambda: _call(http, "operate", outstation="os", points={"ao": {"0": 2.0}})["ok"],
+            lambda: front_call(http, "operate", outstation="os", points={"ao": {"0": 2.0}})["ok"],
             within=BOUND,
             every=0.3,
         )
@@ -194,7 +183,7 @@ async def _paused(
             await nc.flush()
             through_front = asyncio.ensure_future(
                 asyncio.to_thread(
-                    _call, http, "operate", outstation="os", points={"ao": {"0": 778.0}}
+                    front_call, http, "operate", outstation="os", points={"ao": {"0": 778.0}}
                 )
             )
             await asyncio.sleep(2.5 * LEASE)

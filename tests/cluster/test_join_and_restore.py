@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
@@ -32,9 +31,9 @@ from tests.evaluate.stops import relayed
 from tests.support.nats import (
     NatsServer,
     front_args,
+    front_call,
     front_port,
     gridwire_process,
-    nats_server,
     worker_args,
 )
 from tests.support.peers import OutstationPeer, yadnp3_der, yadnp3_outstation
@@ -50,19 +49,8 @@ SETTINGS = {
 }
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[NatsServer]:
-    with nats_server() as running:
-        yield running
-
-
-def _call(http: httpx.Client, op: str, **params: object) -> dict[str, Any]:
-    data: dict[str, Any] = http.post(f"/api/{op}", json=params).json()
-    return data
-
-
 def _holders(http: httpx.Client) -> dict[str, list[str]]:
-    return {w["worker"]: w["outstations"] for w in _call(http, "status")["result"]["workers"]}
+    return {w["worker"]: w["outstations"] for w in front_call(http, "status")["result"]["workers"]}
 
 
 # --- a worker joins ---------------------------------------------------------------------------
@@ -127,7 +115,7 @@ def test_a_worker_that_joins_takes_its_share_and_interrupts_nothing_else(
         by_name = {f"os{n}": peer for n, peer in enumerate(peers)}
         with ThreadPoolExecutor(count) as pool:  # added together, each answered once connected
             added = pool.map(
-                lambda item: _call(
+                lambda item: front_call(
                     http, "add", name=item[0], host="127.0.0.1", port=item[1].port,
                     event_interval=poll,
                 ),
@@ -187,7 +175,7 @@ def _all_started(stack: ExitStack, peers: list[AbstractContextManager[P]]) -> li
 
 
 def _scan_ok(http: httpx.Client, name: str) -> bool:
-    return bool(_call(http, "scan", outstation=name, kind="events")["ok"])
+    return bool(front_call(http, "scan", outstation=name, kind="events")["ok"])
 
 
 # --- a lost worker's evaluation put back ------------------------------------------------------
@@ -204,7 +192,7 @@ def _settings_held(peer: OutstationPeer) -> dict[tuple[str, int], object]:
 
 
 def _read_settings(http: httpx.Client) -> dict[str, object]:
-    answer = _call(http, "read", outstation="der", points={"ao": ["16", "17"]})
+    answer = front_call(http, "read", outstation="der", points={"ao": ["16", "17"]})
     assert answer["ok"], answer
     return {str(o["index"]): o["value"] for o in answer["result"]["objects"]}
 
@@ -227,7 +215,7 @@ def test_a_lost_workers_evaluation_is_put_back_by_the_worker_that_takes_over(
         for process in (*workers.values(), front):
             process.wait_for("gridwire ")
         http = stack.enter_context(httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=90))
-        added = _call(
+        added = front_call(
             http, "add", name="der", host="127.0.0.1", port=relay.port, profile="ieee1815.2"
         )
         assert added["ok"], added
@@ -238,7 +226,7 @@ def test_a_lost_workers_evaluation_is_put_back_by_the_worker_that_takes_over(
         answers: list[dict[str, Any]] = []
         evaluation = threading.Thread(
             target=lambda: answers.append(
-                _call(http, "evaluate", outstation="der", checks=["CONN-001"], settle=2)
+                front_call(http, "evaluate", outstation="der", checks=["CONN-001"], settle=2)
             ),
             daemon=True,
         )
@@ -249,7 +237,7 @@ def test_a_lost_workers_evaluation_is_put_back_by_the_worker_that_takes_over(
         said = workers[heir].wait_for("put back what a lost worker's evaluation", within=40)
         evaluation.join(60)
         after = _read_settings(http)
-        again = _call(http, "restore_evaluation", outstation="der")
+        again = front_call(http, "restore_evaluation", outstation="der")
 
     assert changed != SETTINGS  # the evaluation had changed a setting when its worker died
     assert _settings_held(peer) == SETTINGS, peer.received("operate")  # opendnp3's record

@@ -8,14 +8,9 @@ import time
 
 import httpx
 
-from tests.support.nats import front_port, gridwire_process, nats_cluster
+from tests.support.nats import front_call, front_port, gridwire_process, nats_cluster
 from tests.support.peers import yadnp3_outstation
 from tests.support.waiting import eventually
-
-
-def _call(http: httpx.Client, op: str, **params: object) -> dict[str, object]:
-    data: dict[str, object] = http.post(f"/api/{op}", json=params).json()
-    return data
 
 
 def test_one_nats_node_killed_front_and_worker_carry_on() -> None:
@@ -31,8 +26,8 @@ def test_one_nats_node_killed_front_and_worker_carry_on() -> None:
         ):
             worker.wait_for("gridwire worker", within=40)
             front.wait_for("gridwire console", within=40)
-            assert _call(http, "add", name="os", host="127.0.0.1", port=peer.port)["ok"]
-            assert _call(http, "operate", outstation="os", points={"ao": {"0": 1.0}})["ok"]
+            assert front_call(http, "add", name="os", host="127.0.0.1", port=peer.port)["ok"]
+            assert front_call(http, "operate", outstation="os", points={"ao": {"0": 1.0}})["ok"]
 
             # The node the worker is connected to goes.
             node = next(s for s in servers if any("w1" in name for name in s.clients()))
@@ -40,19 +35,19 @@ def test_one_nats_node_killed_front_and_worker_carry_on() -> None:
             node.proc.wait(timeout=10)
             killed = time.monotonic()
             assert eventually(
-                lambda: _call(http, "scan", outstation="os", kind="integrity")["ok"],
+                lambda: front_call(http, "scan", outstation="os", kind="integrity")["ok"],
                 within=20,
                 every=0.3,
             )
             # Past a few lease times: the worker still holds the outstation (renewals went
             # on through the other nodes) and status gathers it.
             time.sleep(max(0.0, 2 * 2 - (time.monotonic() - killed)))
-            answer = _call(http, "status")
+            answer = front_call(http, "status")
             assert answer["ok"], answer
             status = answer["result"]
-            assert status["workers"][0]["outstations"] == ["os"]  # type: ignore[index]
-            assert status["not_answered"] == []  # type: ignore[index]
-            assert _call(http, "operate", outstation="os", points={"ao": {"0": 2.0}})["ok"]
+            assert status["workers"][0]["outstations"] == ["os"]
+            assert status["not_answered"] == []
+            assert front_call(http, "operate", outstation="os", points={"ao": {"0": 2.0}})["ok"]
             peer.expect("operate", value=2.0)
             assert [e["value"] for e in peer.received("operate")] == [1.0, 2.0]
             assert "taken by" not in "\n".join(worker.lines)

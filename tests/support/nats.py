@@ -19,6 +19,9 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
 
 from tests.support.net import free_port
 from tests.support.processes import running, stop
@@ -174,3 +177,9 @@ def front_args(
 
 def front_port() -> int:
     return free_port()
+
+
+def front_call(http: httpx.Client, op: str, **params: object) -> dict[str, Any]:
+    """An operation through a front's HTTP API (POST /api/<op>): its envelope."""
+    data: dict[str, Any] = http.post(f"/api/{op}", json=params).json()
+    return data
