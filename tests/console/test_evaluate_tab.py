@@ -15,7 +15,23 @@ from tests.console.pages import WAIT_MS, open_console, publish_check
 from tests.console.site import Site
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Route
+    from playwright.sync_api import Page, Route
+
+
+def hold_operation(page: Page, op: str) -> list[Route]:
+    """Hold every ``op`` message the page sends to /api (the list fills as they come; each
+    goes on when the test continues it); every other message goes on at once."""
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        body = route.request.post_data_json
+        if isinstance(body, dict) and body.get("op") == op:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api", hold)
+    return held
 
 
 def test_a_short_evaluation_fills_rows_live_and_offers_three_downloads(
@@ -33,16 +49,7 @@ def test_a_short_evaluation_fills_rows_live_and_offers_three_downloads(
     for check in ("MON-001", "ALARM-001", "LINK-001"):
         page.check(f"input[data-check='{check}']")
     # The evaluate call is held on its way, so the page can be seen while it runs.
-    held: list[Route] = []
-
-    def hold(route: Route) -> None:
-        body = route.request.post_data_json
-        if isinstance(body, dict) and body.get("op") == "evaluate":
-            held.append(route)
-        else:
-            route.continue_()
-
-    page.route("**/api", hold)
+    held = hold_operation(page, "evaluate")
     page.click(".evaluate button:text-is('Run')")
     while not held:
         page.wait_for_timeout(50)
@@ -126,16 +133,7 @@ def test_a_check_heard_while_the_status_is_asked_is_kept(watched: Watched, site:
     than the answer: its row stays when the answer comes (a loaded run saw the answer, "no
     evaluation yet", wipe the row a moment after it was drawn)."""
     page = open_console(watched, site, "der", "overview")
-    held: list[Route] = []
-
-    def hold(route: Route) -> None:
-        body = route.request.post_data_json
-        if isinstance(body, dict) and body.get("op") == "evaluation":
-            held.append(route)
-        else:
-            route.continue_()
-
-    page.route("**/api", hold)
+    held = hold_operation(page, "evaluation")
     page.click("#tab-evaluate")
     page.wait_for_selector("input[data-check='MON-001']", state="attached", timeout=WAIT_MS)
     publish_check(site, (3, 4), detail="heard while the status was asked")
