@@ -1,6 +1,6 @@
 """What the master's session writes to and reads from: a TCP or TLS connection of its own
-(:class:`gridwire.master.connection.Connection`) or its place on a shared channel
-(:class:`gridwire.channels.channel.Drop`)."""
+(:class:`gridwire.channels.links.PhysicalLink`, opened with ``hold``) or its place on a
+shared channel (:class:`gridwire.channels.channel.Drop`)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,20 @@
 
 Each is opened with two callbacks, ``on_data`` (octets as they arrive, on the loop) and
 ``on_lost`` (once, with the reason or None), and gives a :class:`PhysicalLink` to write to.
-The master's channels and the simulated outstation's multi-drop server both use them.
+The master's channels, an outstation's TCP or TLS connection of its own (opened with
+``hold``, DESIGN D231) and the simulated outstation's multi-drop server all use them.
+
+A TCP, TLS or serial link hands octets on as asyncio delivers them, with no task switch per
+chunk. Its protocol is an :class:`asyncio.BufferedProtocol`: the transport reads into a
+buffer, and each chunk is copied out as ``bytes`` of its own size. A plain protocol makes
+asyncio allocate 256 KiB for every read, which glibc serves with mmap, mremap and munmap
+(three system calls and a page fault per chunk: one chunk per fragment of a multi-fragment
+response). The buffer is one per thread, shared by every link its loop reads (DESIGN D146):
+asyncio asks for it, reads into it and hands it back in one synchronous step, and the chunk is
+copied out before the step ends, so no two links ever hold it at once; a link at rest keeps no
+receive buffer of its own. A link opened with ``hold`` keeps the octets that arrive before
+:meth:`PhysicalLink.start` (an outstation may send its first unsolicited response the moment
+it accepts, before the master's session has taken the connection).
 
 Serial ports are opened through pyserial-asyncio (its termios handling, not ours). A UDP link
 sends what is written in one turn of the loop as one datagram, cut at frame boundaries so no
@@ -20,15 +33,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
+import threading
 import zlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import serial_asyncio  # type: ignore[import-untyped]
 
 from gridwire.capture import Endpoint, TcpFlow
 from gridwire.channels.settings import SerialChannel
-from gridwire.errors import ConnectionFailed
+from gridwire.errors import BadParameter, ConnectionFailed
 from gridwire.net.sockets import connect_reason
 from gridwire.net.tls_files import ClientTls, TlsFileError, client_context
 
@@ -38,6 +52,8 @@ OnData = Callable[[bytes], None]
 OnLost = Callable[[str | None], None]
 PARITY = {"none": "N", "even": "E", "odd": "O", "mark": "M", "space": "S"}
 SERIAL_PEER: Endpoint = ("127.0.0.2", 20000)
+RECEIVE_BUFFER: Final = 65536
+"""Octets read at most at a time: a 2048-octet fragment is about 2.3 KiB of frames."""
 
 
 class PhysicalLink:
@@ -62,6 +78,11 @@ class PhysicalLink:
             assert isinstance(transport, asyncio.WriteTransport)
             transport.write(data)
 
+    def start(self) -> None:
+        """Deliver what arrived so far, and from now on each chunk as it arrives (a link
+        opened without ``hold`` delivers from the start)."""
+        self._protocol.start()
+
     def close(self) -> None:
         self._transport.close()
 
@@ -79,22 +100,57 @@ class PhysicalLink:
         return self._flow
 
 
-class _Protocol(asyncio.Protocol):
-    def __init__(self, on_data: OnData, on_lost: OnLost) -> None:
+class _SharedBuffer(threading.local):
+    """The receive buffer of this thread's links (see the module's notes)."""
+
+    def __init__(self) -> None:
+        self.view = memoryview(bytearray(RECEIVE_BUFFER))
+
+
+_SHARED = _SharedBuffer()
+
+
+class _Protocol(asyncio.BufferedProtocol):
+    def __init__(self, on_data: OnData, on_lost: OnLost, hold: bool = False) -> None:
         self.on_data = on_data
         self._on_lost = on_lost
+        self._held: list[bytes] | None = [] if hold else None
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-    def data_received(self, data: bytes) -> None:
-        self.on_data(data)
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return _SHARED.view
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self.data_received(_SHARED.view[:nbytes].tobytes())
+
+    def start(self) -> None:
+        held, self._held = self._held, None
+        if held:
+            self.on_data(b"".join(held))
+
+    def data_received(self, data: bytes) -> None:  # a serial transport calls it directly
+        if self._held is not None:
+            self._held.append(data)
+        else:
+            self.on_data(data)
 
     def eof_received(self) -> bool:
-        return False
+        return False  # close our side too
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.done.done():
             self.done.set_result(None)
         self._on_lost(str(exc) if exc is not None else None)
+
+
+def check_tls(tls: ClientTls) -> None:
+    """Refuse TLS files that cannot be used as they are given: a parameter that is wrong
+    (RequestError with the one-line error of every side's TLS files), not a connection that
+    failed."""
+    try:
+        client_context(tls)
+    except TlsFileError as exc:
+        raise BadParameter(str(exc)) from None
 
 
 async def open_tcp(
@@ -104,15 +160,20 @@ async def open_tcp(
     on_data: OnData,
     on_lost: OnLost,
     within: float,
+    *,
+    hold: bool = False,
 ) -> PhysicalLink:
-    """A TCP (or TLS) connection; ConnectionFailed with the reason when it cannot be made."""
+    """A TCP connection (over TLS when ``tls`` is given, its context built from the files at
+    every connect, so a certificate renewed on disk is used by the next connection);
+    ConnectionFailed with the reason when it cannot be made within ``within`` seconds, or
+    when the TLS files became unusable. With ``hold``, octets wait for ``start``."""
     loop = asyncio.get_running_loop()
     where = f"{host}:{port}" + (" (TLS)" if tls is not None else "")
     try:
         ctx = client_context(tls) if tls is not None else None
         transport, protocol = await asyncio.wait_for(
             loop.create_connection(
-                lambda: _Protocol(on_data, on_lost),
+                lambda: _Protocol(on_data, on_lost, hold),
                 host,
                 port,
                 ssl=ctx,
@@ -211,6 +272,9 @@ class _DatagramProtocol(asyncio.DatagramProtocol):
             return
         self.peer = sender
         self.on_data(data)
+
+    def start(self) -> None:
+        """Datagrams are delivered from the start."""
 
     def error_received(self, exc: Exception) -> None:
         log.debug("UDP error: %s", exc)  # an ICMP port unreachable: the request times out

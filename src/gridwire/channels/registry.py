@@ -7,9 +7,9 @@ import time
 from collections.abc import Callable
 
 from gridwire.channels.channel import Channel, ChannelStatus
+from gridwire.channels.links import check_tls
 from gridwire.channels.settings import ChannelSettings, TlsChannel
-from gridwire.errors import BadParameter, Conflict, UnknownName
-from gridwire.net.tls_files import TlsFileError, client_context
+from gridwire.errors import Conflict, UnknownName
 
 
 class Channels:
@@ -23,10 +23,7 @@ class Channels:
         if settings.name in self._by_name:
             raise Conflict(f"channel {settings.name!r} was already added")
         if isinstance(settings, TlsChannel):
-            try:  # files that cannot be used are a wrong parameter, not a failed connection
-                client_context(settings.tls)
-            except TlsFileError as exc:
-                raise BadParameter(str(exc)) from None
+            check_tls(settings.tls)  # files that cannot be used: a wrong parameter
         channel = Channel(settings, self._monotonic)
         self._by_name[settings.name] = channel
         return channel.status()

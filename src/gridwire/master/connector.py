@@ -22,8 +22,8 @@ from typing import Literal
 from gridwire.capture import Endpoint
 from gridwire.channels.base import Link
 from gridwire.channels.channel import Channel
+from gridwire.channels.links import open_tcp
 from gridwire.errors import ConnectionFailed
-from gridwire.master.connection import open_connection
 from gridwire.master.limits import CONNECT_RETRY, CONNECT_TIMEOUT
 from gridwire.master.settings import OutstationSettings
 from gridwire.master.wire import Wire
@@ -137,9 +137,7 @@ class Connector:
                 address = s.outstation_address
                 conn = await self.channel.attach(address, self._data, lost, within)
             else:
-                conn = await open_connection(
-                    s.host, s.port, tls=s.tls, on_data=self._data, on_lost=lost, within=within
-                )
+                conn = await open_tcp(s.host, s.port, s.tls, self._data, lost, within, hold=True)
         except ConnectionFailed:
             self.state = "disconnected"
             raise

@@ -40,8 +40,6 @@ STATUS_PAGE_MAX: Final = 100_000
 """The most outstations one ``status`` may ask to be listed (``limit``)."""
 STATUS_SLICE: Final = 0.003
 """Seconds of building status entries between two turns of the event loop."""
-RECEIVE_BUFFER: Final = 65536
-"""Octets read at most at a time: a 2048-octet fragment is about 2.3 KiB of frames."""
 MAX_LATE_SECONDS: Final = 3600.0
 """The largest number of seconds a timing deviation takes (``true`` means the default, 10 s)."""
 MAX_SERIES: Final = 4096

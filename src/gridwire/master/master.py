@@ -20,6 +20,7 @@ from typing import Any
 
 from gridwire.capture import RotatingPcapWriter
 from gridwire.channels.channel import ChannelStatus
+from gridwire.channels.links import check_tls
 from gridwire.channels.registry import Channels
 from gridwire.channels.settings import ChannelSettings
 from gridwire.dnp3.app.functions import FunctionCode
@@ -38,7 +39,6 @@ from gridwire.master.conditions import (
     condition_from,
     wait,
 )
-from gridwire.master.connection import check_tls
 from gridwire.master.controls import Control, ControlProfile
 from gridwire.master.errors import UnknownOutstation
 from gridwire.master.hold import Hold
