@@ -21,8 +21,7 @@ Given ``number``, the selector is written first (a command: its Operate result i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 from gridwire.der.functions import (
     CURVE_FIRST_X,
@@ -35,6 +34,7 @@ from gridwire.der.functions import (
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Kind
 from gridwire.derops.curve_codes import CURVE_TYPES, X_UNITS, Y_UNITS
+from gridwire.derops.edit_window import select_then_read
 from gridwire.derops.errors import NotConfigured
 from gridwire.derops.operated import Mode
 from gridwire.derops.ranges import PointReader, read_ranges
@@ -43,7 +43,6 @@ from gridwire.derops.values import describe, out_of_range, whole
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import BadParameter
 from gridwire.master import Master
-from gridwire.master.command_log import command
 from gridwire.master.controls import Control
 from gridwire.master.records import Exchange, OperateResult
 
@@ -200,15 +199,8 @@ async def der_curve(
     """der.curve (see the module's notes). With ``number`` it commands: NotAllowed from the
     master when it may not."""
     curve_block_of(point_map)
-    selected: OperateResult | None = None
-    exchanges: list[Exchange] = []
-    if number is not None:
-        control = selector_control(point_map, number)
-        with command("der.curve", outstation, {"number": number, "mode": mode}) as record:
-            selected = await master.operate_controls(outstation, [control], mode)
-            record.result = f"select {control.value}: accepted={selected.accepted}"
-        exchanges.extend(selected.exchanges)
-    reading, reads = await read_curve(master, outstation, point_map)
-    exchanges.extend(reads)
-    shown: dict[str, Any] = {f.name: getattr(reading, f.name) for f in fields(CurveReading)}
-    return CurveResult(**shown, selected=selected, exchanges=exchanges)
+    return CurveResult(
+        **await select_then_read(
+            master, outstation, point_map, "der.curve", number, selector_control, read_curve, mode
+        )
+    )

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 from gridwire.der.pointmap import PointMap
 from gridwire.der.points import Kind, Point
 from gridwire.der.schedules import FIELDS, ScheduleBlock
+from gridwire.derops.edit_window import select_then_read
 from gridwire.derops.errors import NotConfigured
 from gridwire.derops.operated import Mode
 from gridwire.derops.ranges import PointReader, read_ranges
@@ -37,7 +37,6 @@ from gridwire.derops.values import Planned, analog_plan, describe
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.errors import BadParameter
 from gridwire.master import Master
-from gridwire.master.command_log import command
 from gridwire.master.controls import Control
 from gridwire.master.records import Exchange, OperateResult
 
@@ -246,15 +245,15 @@ async def der_schedule(
     """der.schedule (see the module's notes). With ``number`` it commands: NotAllowed from
     the master when it may not."""
     schedule_block_of(point_map)
-    selected: OperateResult | None = None
-    exchanges: list[Exchange] = []
-    if number is not None:
-        control = selector_control(point_map, number)
-        with command("der.schedule", outstation, {"number": number, "mode": mode}) as record:
-            selected = await master.operate_controls(outstation, [control], mode)
-            record.result = f"select {control.value}: accepted={selected.accepted}"
-        exchanges.extend(selected.exchanges)
-    reading, reads = await read_schedule(master, outstation, point_map)
-    exchanges.extend(reads)
-    shown: dict[str, Any] = {f.name: getattr(reading, f.name) for f in fields(ScheduleReading)}
-    return ScheduleResult(**shown, selected=selected, exchanges=exchanges)
+    return ScheduleResult(
+        **await select_then_read(
+            master,
+            outstation,
+            point_map,
+            "der.schedule",
+            number,
+            selector_control,
+            read_schedule,
+            mode,
+        )
+    )

@@ -5,13 +5,13 @@ a whole finite number (900.0 is taken as 900, 900.5 is refused naming the point)
 range the tables give its output; a curve holds at most as many points as the block's window
 (100 in the profile). All is checked before anything is sent.
 
-Then three operates, each only when the one before was accepted: the selector (``number``);
-the fields (type, count = the number of points given, X units, Y units); every X and Y (none
-for a curve of no points). ``stopped_at`` names the step that was not accepted (selector,
-fields or points), null when none was refused; a step not answered (a timeout) stops the
-write too. In mode direct_no_ack no step is acknowledged (``accepted`` null), so the step's
-effect is read instead: after the selector and after the fields, one READ of the curve
-block's readbacks, and the next step is sent only when they show what was written (else
+Then the three steps of :mod:`gridwire.derops.edit_window`: the selector (``number``); the
+fields (type, count = the number of points given, X units, Y units); every X and Y (none for
+a curve of no points). ``stopped_at`` names the step that was not accepted (selector, fields
+or points), null when none was refused; a step not answered (a timeout) stops the write too.
+In mode direct_no_ack no step is acknowledged (``accepted`` null), so the step's effect is
+read instead: after the selector and after the fields, one READ of the curve block's
+readbacks, and the next step is sent only when they show what was written (else
 ``stopped_at`` names the step). Without that, fields and points could land on whichever
 curve the window showed before. The curve is always read back (as der.curve reads it);
 ``matches`` says whether it is the curve written: number, type, count, units and every point
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from gridwire.der.functions import CURVE_POINTS, CURVE_TYPE, CURVE_X_UNITS, CURVE_Y_UNITS
 from gridwire.der.pointmap import PointMap
@@ -34,15 +33,13 @@ from gridwire.derops.curve import (
     selector_control,
     window_control,
 )
+from gridwire.derops.edit_window import EditWindow, Step, write_window
 from gridwire.derops.operated import Mode
+from gridwire.derops.ranges import PointReader
 from gridwire.errors import BadParameter
 from gridwire.master import Master
-from gridwire.master.command_log import command
 from gridwire.master.controls import Control
 from gridwire.master.records import Exchange, OperateResult
-
-Step = Literal["selector", "fields", "points"]
-STEPS: tuple[Step, ...] = ("selector", "fields", "points")
 
 
 @dataclass(slots=True)
@@ -107,17 +104,27 @@ def plan_curve(
     return CurvePlan([selector_control(point_map, number)], fields, pairs)
 
 
-def _matches(plan: CurvePlan, curve: CurveReading) -> bool:
-    got = (curve.number, curve.type, curve.count, curve.x_units, curve.y_units)
-    return got == plan.heads and curve.points == plan.pairs
+def _window(point_map: PointMap, plan: CurvePlan) -> EditWindow[CurveReading]:
+    """The plan as the edit window writes it: the steps, the read back, what matches."""
 
+    def matches(curve: CurveReading) -> bool:
+        got = (curve.number, curve.type, curve.count, curve.x_units, curve.y_units)
+        return got == plan.heads and curve.points == plan.pairs
 
-def _accepted(steps: list[OperateResult], stopped: Step | None) -> bool | None:
-    if any(step.accepted is False for step in steps):
-        return False
-    if stopped is not None or any(step.accepted is None for step in steps):
-        return None
-    return True
+    async def shows(
+        reader: PointReader, outstation: str, step: Step
+    ) -> tuple[bool, list[Exchange]]:
+        shown, _, reads = await read_heads(reader, outstation, curve_block_of(point_map))
+        written = 1 if step == "selector" else len(plan.heads)  # number; then the fields
+        return shown[:written] == plan.heads[:written], reads
+
+    steps: dict[Step, list[Control]] = {
+        "selector": plan.selector,
+        "fields": plan.fields,
+        "points": plan.points,
+    }
+    what = f"curve {plan.heads[0]} ({len(plan.pairs)} points)"
+    return EditWindow(steps, read_curve, matches, shows, what)
 
 
 async def der_write_curve(
@@ -133,44 +140,21 @@ async def der_write_curve(
 ) -> WriteCurveResult:
     """der.write_curve (see the module's notes). Raises NotAllowed from the master when it
     may not command, ConnectionFailed when the outstation is not connected."""
-    with command(
-        "der.write_curve",
+    asked = {
+        "number": number,
+        "type": type,
+        "x_units": x_units,
+        "y_units": y_units,
+        "points": points,
+        "mode": mode,
+    }
+    w = await write_window(
+        master,
         outstation,
-        {
-            "number": number,
-            "type": type,
-            "x_units": x_units,
-            "y_units": y_units,
-            "points": points,
-            "mode": mode,
-        },
-    ) as record:
-        plan = plan_curve(point_map, number, type, x_units, y_units, points)
-        steps: list[OperateResult] = []
-        exchanges: list[Exchange] = []
-        stopped: Step | None = None
-        for step, controls in zip(STEPS, (plan.selector, plan.fields, plan.points), strict=True):
-            if not controls:
-                continue
-            result = await master.operate_controls(outstation, controls, mode)
-            steps.append(result)
-            exchanges += result.exchanges
-            if result.accepted is False or (result.accepted is None and mode != "direct_no_ack"):
-                stopped = step
-                break
-            if mode == "direct_no_ack" and step != "points":
-                shown, _, reads = await read_heads(master, outstation, curve_block_of(point_map))
-                exchanges += reads
-                written = 1 if step == "selector" else len(plan.heads)  # number; then the fields
-                if shown[:written] != plan.heads[:written]:
-                    stopped = step
-                    break
-        curve, reads = await read_curve(master, outstation, point_map)
-        exchanges += reads
-        matches = _matches(plan, curve)
-        accepted = _accepted(steps, stopped)
-        record.result = (
-            f"curve {plan.heads[0]} ({len(plan.pairs)} points): accepted={accepted} "
-            f"stopped_at={stopped} matches={matches}"
-        )
-        return WriteCurveResult(accepted, matches, stopped, steps, curve, exchanges)
+        point_map,
+        "der.write_curve",
+        asked,
+        lambda: _window(point_map, plan_curve(point_map, number, type, x_units, y_units, points)),
+        mode,
+    )
+    return WriteCurveResult(w.accepted, w.matches, w.stopped_at, w.steps, w.reading, w.exchanges)

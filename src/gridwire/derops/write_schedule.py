@@ -6,16 +6,17 @@ within the range the tables give its output; a schedule holds at most as many po
 block's window. All is checked before anything is sent; a refusal names the value and the
 point.
 
-Then three operates, each only when the one before was accepted: the selector (``number``);
-the fields the tables have outputs for (identity, priority, type, start date, start time,
-repeat interval, repeat units, then the number of points = the points given); every point's
-time offset and value (none for a schedule of no points). ``stopped_at`` names the step that
-was not accepted (selector, fields or points), null when none was refused; a step not
-answered stops the write too. In mode direct_no_ack, after the selector and after the fields
-the block's readbacks are read, and the next step is sent only when they show what was
-written. The schedule is always read back (as der.schedule reads it); ``matches`` says
-whether it is the schedule written: number, every field written and every point equal
-(within half a step of the multiplier). Every request is listed in ``exchanges``.
+Then the three steps of :mod:`gridwire.derops.edit_window`, each only when the one before
+was accepted: the selector (``number``); the fields the tables have outputs for (identity,
+priority, type, start date, start time, repeat interval, repeat units, then the number of
+points = the points given); every point's time offset and value (none for a schedule of no
+points). ``stopped_at`` names the step that was not accepted (selector, fields or points),
+null when none was refused; a step not answered stops the write too. In mode direct_no_ack,
+after the selector and after the fields the block's readbacks are read, and the next step is
+sent only when they show what was written. The schedule is always read back (as der.schedule
+reads it); ``matches`` says whether it is the schedule written: number, every field written
+and every point equal (within half a step of the multiplier). Every request is listed in
+``exchanges``.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from gridwire.der.pointmap import PointMap
 from gridwire.der.schedules import FIELDS
+from gridwire.derops.edit_window import STEPS, EditWindow, Step, write_window
 from gridwire.derops.operated import Mode
+from gridwire.derops.ranges import PointReader
 from gridwire.derops.schedule import (
     ScheduleReading,
     output_plan,
@@ -38,11 +40,8 @@ from gridwire.derops.schedule import (
 from gridwire.derops.values import Planned
 from gridwire.errors import BadParameter
 from gridwire.master import Master
-from gridwire.master.command_log import command
 from gridwire.master.records import Exchange, OperateResult
 
-Step = Literal["selector", "fields", "points"]
-STEPS: tuple[Step, ...] = ("selector", "fields", "points")
 Given = int | float | str
 
 
@@ -135,12 +134,18 @@ def _shows(plan: SchedulePlan, step: Step, heads: Mapping[str, object]) -> bool:
     return all(_same(heads.get(name), p) for name, p in plan.fields if name in heads)
 
 
-def _accepted(steps: list[OperateResult], stopped: Step | None) -> bool | None:
-    if any(step.accepted is False for step in steps):
-        return False
-    if stopped is not None or any(step.accepted is None for step in steps):
-        return None
-    return True
+def _window(point_map: PointMap, plan: SchedulePlan) -> EditWindow[ScheduleReading]:
+    """The plan as the edit window writes it: the steps, the read back, what matches."""
+
+    async def shows(
+        reader: PointReader, outstation: str, step: Step
+    ) -> tuple[bool, list[Exchange]]:
+        heads, reads = await read_heads(reader, outstation, point_map)
+        return _shows(plan, step, heads), reads
+
+    steps = {step: [p.control for p in plan.step(step)] for step in STEPS}
+    what = f"schedule {plan.selector.sent_value} ({len(plan.points) // 2} points)"
+    return EditWindow(steps, read_schedule, lambda schedule: _matches(plan, schedule), shows, what)
 
 
 async def der_write_schedule(
@@ -155,33 +160,13 @@ async def der_write_schedule(
     """der.write_schedule (see the module's notes). Raises NotAllowed from the master when it
     may not command, ConnectionFailed when the outstation is not connected."""
     asked = {"number": number, **values, "points": points, "mode": mode}
-    with command("der.write_schedule", outstation, asked) as record:
-        plan = plan_schedule(point_map, number, values, points)
-        steps: list[OperateResult] = []
-        exchanges: list[Exchange] = []
-        stopped: Step | None = None
-        for step in STEPS:
-            controls = [p.control for p in plan.step(step)]
-            if not controls:
-                continue
-            result = await master.operate_controls(outstation, controls, mode)
-            steps.append(result)
-            exchanges += result.exchanges
-            if result.accepted is False or (result.accepted is None and mode != "direct_no_ack"):
-                stopped = step
-                break
-            if mode == "direct_no_ack" and step != "points":
-                heads, reads = await read_heads(master, outstation, point_map)
-                exchanges += reads
-                if not _shows(plan, step, heads):
-                    stopped = step
-                    break
-        schedule, reads = await read_schedule(master, outstation, point_map)
-        exchanges += reads
-        matches = _matches(plan, schedule)
-        accepted = _accepted(steps, stopped)
-        record.result = (
-            f"schedule {plan.selector.sent_value} ({len(plan.points) // 2} points): "
-            f"accepted={accepted} stopped_at={stopped} matches={matches}"
-        )
-        return WriteScheduleResult(accepted, matches, stopped, steps, schedule, exchanges)
+    w = await write_window(
+        master,
+        outstation,
+        point_map,
+        "der.write_schedule",
+        asked,
+        lambda: _window(point_map, plan_schedule(point_map, number, values, points)),
+        mode,
+    )
+    return WriteScheduleResult(w.accepted, w.matches, w.stopped_at, w.steps, w.reading, w.exchanges)
