@@ -17,7 +17,6 @@ from pydantic import Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from gridwire.derops.curve import CurveResult, curve_block_of, selector_control
-from gridwire.derops.der_master import Der
 from gridwire.derops.enable import EnableResult
 from gridwire.derops.functions import FunctionsResult
 from gridwire.derops.profile import function_named, point_map_of
@@ -26,6 +25,7 @@ from gridwire.derops.write import DerWriteResult, plan_write
 from gridwire.derops.write_curve import WriteCurveResult, plan_curve
 from gridwire.operations.context import Context
 from gridwire.operations.declaration import Operation, OutstationParams, declare
+from gridwire.operations.der_windows import SelectParams, der, read_window, write_window
 from gridwire.operations.limits import NAME_LIMIT, POINTS_LIMIT
 
 Mode = Literal["direct", "select", "direct_no_ack"]
@@ -76,11 +76,10 @@ class DerFunctionParams(OutstationParams):
     mode: Mode = "direct"
 
 
-class DerCurveParams(OutstationParams):
+class DerCurveParams(SelectParams):
     number: Number | None = Field(
         default=None, description="Select this stored curve first (a command)"
     )
-    mode: Mode = "direct"
 
 
 class DerWriteCurveParams(OutstationParams):
@@ -94,10 +93,6 @@ class DerWriteCurveParams(OutstationParams):
     mode: Mode = "direct"
 
 
-def _der(c: Context, outstation: str) -> Der:
-    return Der(c.master, outstation)
-
-
 def _check_read(c: Context, p: DerReadParams) -> None:
     read_targets(point_map_of(c.master, p.outstation), p.names, p.group)
 
@@ -108,13 +103,6 @@ def _check_write(c: Context, p: DerWriteParams) -> None:
 
 def _check_function(c: Context, p: DerFunctionParams) -> None:
     function_named(point_map_of(c.master, p.outstation), p.function)
-
-
-def _check_curve(c: Context, p: DerCurveParams) -> None:
-    point_map = point_map_of(c.master, p.outstation)
-    curve_block_of(point_map)
-    if p.number is not None:
-        selector_control(point_map, p.number)
 
 
 def _check_write_curve(c: Context, p: DerWriteCurveParams) -> None:
@@ -131,7 +119,7 @@ DER_OPERATIONS: list[Operation[Any]] = [
         "der.read",
         params=DerReadParams,
         result=DerReadResult,
-        handler=lambda c, p: _der(c, p.outstation).read(p.names, p.group),
+        handler=lambda c, p: der(c, p.outstation).read(p.names, p.group),
         check=_check_read,
         summary="Read DER points by name or group, in engineering units, in one request",
         description="names (a list) and/or group; each point with value, raw, state, flags "
@@ -142,7 +130,7 @@ DER_OPERATIONS: list[Operation[Any]] = [
         "der.write",
         params=DerWriteParams,
         result=DerWriteResult,
-        handler=lambda c, p: _der(c, p.outstation).write(
+        handler=lambda c, p: der(c, p.outstation).write(
             p.points, verify=p.verify, mode=p.mode, variation=p.variation
         ),
         commands=True,
@@ -156,7 +144,7 @@ DER_OPERATIONS: list[Operation[Any]] = [
         "der.enable",
         params=DerFunctionParams,
         result=EnableResult,
-        handler=lambda c, p: _der(c, p.outstation).enable(p.function, p.mode),
+        handler=lambda c, p: der(c, p.outstation).enable(p.function, p.mode),
         commands=True,
         check=_check_function,
         summary="Latch a DER function's enable output on, then read whether it is enabled",
@@ -165,7 +153,7 @@ DER_OPERATIONS: list[Operation[Any]] = [
         "der.disable",
         params=DerFunctionParams,
         result=EnableResult,
-        handler=lambda c, p: _der(c, p.outstation).disable(p.function, p.mode),
+        handler=lambda c, p: der(c, p.outstation).disable(p.function, p.mode),
         commands=True,
         check=_check_function,
         summary="Latch a DER function's enable output off, then read whether it is enabled",
@@ -174,34 +162,27 @@ DER_OPERATIONS: list[Operation[Any]] = [
         "der.functions",
         params=OutstationParams,
         result=FunctionsResult,
-        handler=lambda c, p: _der(c, p.outstation).functions(),
+        handler=lambda c, p: der(c, p.outstation).functions(),
         check=_profile_only,
         summary="Every DER function: supported and enabled (one read), settings, units, ranges",
     ),
-    declare(
-        "der.curve",
+    read_window(
+        "curve",
         params=DerCurveParams,
         result=CurveResult,
-        handler=lambda c, p: _der(c, p.outstation).curve(p.number, p.mode),
-        commands=lambda p: p.number is not None,
-        check=_check_curve,
-        summary="Read the curve the curve block shows; given number, select it first",
+        handler=lambda c, p: der(c, p.outstation).curve(p.number, p.mode),
+        block_of=curve_block_of,
+        selector=selector_control,
         description="Points as transmitted (the curve block has no multiplier); type, X and "
-        "Y units by code and by name; referenced. With number (a command) the selector's "
-        "Operate result is selected.",
+        "Y units by code and by name; referenced.",
     ),
-    declare(
-        "der.write_curve",
+    write_window(
+        "curve",
         params=DerWriteCurveParams,
         result=WriteCurveResult,
-        handler=lambda c, p: _der(c, p.outstation).write_curve(
+        handler=lambda c, p: der(c, p.outstation).write_curve(
             p.number, p.type, p.x_units, p.y_units, p.points, p.mode
         ),
-        commands=True,
         check=_check_write_curve,
-        summary="Store a curve: selector, then its fields, then its points; read it back",
-        description="Each write only when the one before was accepted; stopped_at names the "
-        "one that was not (selector, fields, points); matches says whether the curve read "
-        "back is the one written.",
     ),
 ]

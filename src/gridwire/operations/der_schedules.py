@@ -13,13 +13,13 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from gridwire.der.schedules import FIELDS
-from gridwire.derops.der_master import Der
 from gridwire.derops.profile import point_map_of
 from gridwire.derops.schedule import ScheduleResult, schedule_block_of, selector_control
 from gridwire.derops.schedule_ready import ScheduleReadyResult, ready_controls
 from gridwire.derops.write_schedule import WriteScheduleResult, plan_schedule
 from gridwire.operations.context import Context
 from gridwire.operations.declaration import Operation, OutstationParams, declare
+from gridwire.operations.der_windows import SelectParams, der, read_window, write_window
 
 Mode = Literal["direct", "select", "direct_no_ack"]
 Number = int | float
@@ -27,11 +27,10 @@ Value = int | float | str
 Pair = Annotated[list[Number], Field(min_length=2, max_length=2)]
 
 
-class DerScheduleParams(OutstationParams):
+class DerScheduleParams(SelectParams):
     number: Number | None = Field(
         default=None, description="Select this stored schedule first (a command)"
     )
-    mode: Mode = "direct"
 
 
 class DerWriteScheduleParams(OutstationParams):
@@ -57,17 +56,6 @@ class DerScheduleReadyParams(OutstationParams):
     mode: Mode = "direct"
 
 
-def _der(c: Context, outstation: str) -> Der:
-    return Der(c.master, outstation)
-
-
-def _check_schedule(c: Context, p: DerScheduleParams) -> None:
-    point_map = point_map_of(c.master, p.outstation)
-    schedule_block_of(point_map)
-    if p.number is not None:
-        selector_control(point_map, p.number)
-
-
 def _check_write(c: Context, p: DerWriteScheduleParams) -> None:
     plan_schedule(point_map_of(c.master, p.outstation), p.number, p.values(), p.points)
 
@@ -82,7 +70,7 @@ def _ready(on: bool) -> Operation[Any]:
         f"der.{verb}_schedule",
         params=DerScheduleReadyParams,
         result=ScheduleReadyResult,
-        handler=lambda c, p: _der(c, p.outstation).schedule_ready(p.number, on, p.mode),
+        handler=lambda c, p: der(c, p.outstation).schedule_ready(p.number, on, p.mode),
         commands=True,
         check=_check_ready,
         summary=f"Select a stored schedule, then set it {'ready' if on else 'not ready'}",
@@ -93,31 +81,25 @@ def _ready(on: bool) -> Operation[Any]:
 
 
 DER_SCHEDULE_OPERATIONS: list[Operation[Any]] = [
-    declare(
-        "der.schedule",
+    read_window(
+        "schedule",
         params=DerScheduleParams,
         result=ScheduleResult,
-        handler=lambda c, p: _der(c, p.outstation).schedule(p.number, p.mode),
-        commands=lambda p: p.number is not None,
-        check=_check_schedule,
-        summary="Read the schedule the schedule block shows; given number, select it first",
+        handler=lambda c, p: der(c, p.outstation).schedule(p.number, p.mode),
+        block_of=schedule_block_of,
+        selector=selector_control,
         description="Fields and points in engineering units; type, repeat units, status and "
-        "validation by code and by name; start as ISO 8601 UTC; ready and the running index. "
-        "With number (a command) the selector's Operate result is selected.",
+        "validation by code and by name; start as ISO 8601 UTC; ready and the running index.",
     ),
-    declare(
-        "der.write_schedule",
+    write_window(
+        "schedule",
         params=DerWriteScheduleParams,
         result=WriteScheduleResult,
-        handler=lambda c, p: _der(c, p.outstation).write_schedule(
+        handler=lambda c, p: der(c, p.outstation).write_schedule(
             p.number, p.points, p.mode, **p.values()
         ),
-        commands=True,
         check=_check_write,
-        summary="Store a schedule: selector, then its fields, then its points; read it back",
-        description="Each write only when the one before was accepted; stopped_at names the "
-        "one that was not (selector, fields, points); matches says whether the schedule read "
-        "back is the one written. Out-of-range values are refused before anything is sent.",
+        more=" Out-of-range values are refused before anything is sent.",
     ),
     _ready(True),
     _ready(False),
