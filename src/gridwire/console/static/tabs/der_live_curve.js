@@ -4,7 +4,7 @@
 
 import { svg } from "../chart.js";
 import { number } from "../format.js";
-import { ticks } from "./der_curve.js";
+import { grid } from "./der_window.js";
 
 // What each axis of a curve type measures: a quantity of the live screen (p, q, v, f).
 export const CURVE_AXES = {
@@ -67,18 +67,7 @@ export function createLiveCurve() {
     const [y0, y1] = span([...points.map((p) => p[1]), ...trail.map((p) => p[1]), 0]);
     const X = (v) => PAD.left + ((v - x0) / (x1 - x0)) * (W - PAD.left - PAD.right);
     const Y = (v) => H - PAD.bottom - ((v - y0) / (y1 - y0)) * (H - PAD.top - PAD.bottom);
-    for (const vx of ticks(x0, x1)) {
-      root.append(
-        svg("line", { x1: X(vx), y1: PAD.top, x2: X(vx), y2: H - PAD.bottom, class: "grid-line" }),
-        svg("text", { x: X(vx), y: H - PAD.bottom + 14, "text-anchor": "middle", class: "tick" }, number(vx)),
-      );
-    }
-    for (const vy of ticks(y0, y1)) {
-      root.append(
-        svg("line", { x1: PAD.left, y1: Y(vy), x2: W - PAD.right, y2: Y(vy), class: vy === 0 ? "axis" : "grid-line" }),
-        svg("text", { x: PAD.left - 4, y: Y(vy) + 4, "text-anchor": "end", class: "tick" }, number(vy)),
-      );
-    }
+    grid(root, { W, H, PAD }, X, Y, [x0, x1], [y0, y1], "axis");
     const mid = (PAD.top + H - PAD.bottom) / 2;
     root.append(
       svg("text", { x: (PAD.left + W - PAD.right) / 2, y: H - 8, "text-anchor": "middle", class: "axis-name" }, curve.x_units_name ?? "X"),
