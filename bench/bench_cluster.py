@@ -162,22 +162,33 @@ def _total(said: dict[str, dict[str, Any]]) -> dict[str, int]:
     return total
 
 
-def _expected(
-    before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]], whole: bool = False
-) -> float:
+def _expected(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> float:
     """Polls due between the two counts each worker made (its ``counted_at``s, not when the
-    bench read them: a worker counts every scan and writes every renewal, seconds apart).
-    ``whole``: the counts were asked a whole number of intervals apart, so each outstation
-    polled on time was polled exactly that many times (D228); the span is rounded to it."""
+    bench read them: a worker counts every scan and writes every renewal, seconds apart)."""
     due = 0.0
     for key, info in after.items():
         first = before.get(key, {})
         span = float(info.get("counted_at", 0)) - float(first.get("counted_at", 0))
-        if whole:
-            span = INTERVAL * round(span / INTERVAL)
         if first.get("counted_at") and info.get("epoch") == first.get("epoch"):
             due += int(info.get("held", 0)) * span / INTERVAL
     return due
+
+
+def _whole(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> tuple[int, int]:
+    """Polls done and due between two counts asked of the workers a whole number of
+    intervals apart: each outstation polled on time was polled exactly that many times,
+    whatever its phase (D228). A worker whose epoch changed (its lease lapsed) counts from
+    when it took its outstations again."""
+    done = due = 0
+    for key, info in after.items():
+        first = before.get(key, {})
+        span = float(info.get("counted_at", 0)) - float(first.get("counted_at", 0))
+        due += int(info.get("held", 0)) * round(span / INTERVAL)
+        complete = int(info.get("exchanges", {}).get("complete", 0))
+        if info.get("epoch") == first.get("epoch"):
+            complete -= int(first.get("exchanges", {}).get("complete", 0))
+        done += complete
+    return done, due
 
 
 def _missed(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> int:
@@ -312,9 +323,9 @@ def _measure(
         expected = _expected(said0, said1)
     held = [w.get("held", 0) for w in after.get("workers", [])] or [told1.get("held", connected)]
     rss = [_rss_mib(p.proc.pid) for p in pollers]
-    if now0 and now1 and _expected(now0, now1, whole=True):
-        polls = _total(now1).get("complete", 0) - _total(now0).get("complete", 0)
-        expected = _expected(now0, now1, whole=True)
+    if now0 and now1:
+        polls, due = _whole(now0, now1)
+        expected = due or expected
     figures.update(
         polls=polls,
         expected=int(expected),
