@@ -138,8 +138,9 @@ async def _stopped(server: NatsServer, seconds: float) -> None:
 
 
 async def test_a_worker_whose_loop_runs_late_says_so(
-    buckets: Buckets, caplog: pytest.LogCaptureFixture
+    buckets: Buckets, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr("gridwire.cluster.worker.LATE", 0.3)
     master = Master()
     worker = Worker("wlate", master, buckets, Subjects("late"), capacity=10)
     watching = asyncio.create_task(worker._watching())
@@ -147,12 +148,12 @@ async def test_a_worker_whose_loop_runs_late_says_so(
         await worker.lease.start()
         await asyncio.sleep(0.3)
         with caplog.at_level(logging.WARNING, logger="gridwire.cluster"):
-            time.sleep(1.2)  # noqa: ASYNC251 (the loop held, as by a storm of work)
-            await asyncio.sleep(0.4)
-        assert any("its loop ran 1." in r.getMessage() for r in caplog.records), caplog.text
+            time.sleep(0.6)  # noqa: ASYNC251 (the loop held, as by a storm of work)
+            await asyncio.sleep(0.3)
+        assert any("its loop ran " in r.getMessage() for r in caplog.records), caplog.text
         counts = worker.counts()
-        assert int(str(counts["late_max_ms"])) >= 1000
-        assert int(str(worker.counts()["late_max_ms"])) < 1000  # since it was last asked
+        assert int(str(counts["late_max_ms"])) >= 300
+        assert int(str(worker.counts()["late_max_ms"])) < 300  # since it was last asked
     finally:
         watching.cancel()
         await master.close()

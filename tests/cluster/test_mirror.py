@@ -31,7 +31,7 @@ async def test_a_lost_watcher_is_found_and_a_living_one_left_alone(
         kept.start()
         await kept.synced.wait()
         consumers = [c.name for c in await js.consumers_info("KV_mirrored")]
-        await asyncio.sleep(1.0)  # some questions asked meanwhile
+        await asyncio.sleep(0.7)  # some questions asked meanwhile
         await kv.put("o.b", b"2")
         await until(lambda: "o.b" in kept.entries)
         assert [c.name for c in await js.consumers_info("KV_mirrored")] == consumers
