@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -126,6 +127,30 @@ def _workers_say(url: str) -> dict[str, dict[str, Any]]:
     return asyncio.run(ask())
 
 
+def _counted_now(url: str, workers: int) -> dict[str, dict[str, Any]]:
+    """Each worker's counts made when it is asked (``{"counts": true}`` on the status
+    subject, D228): held, exchanges by outcome, ``counted_at`` and how late its loop ran."""
+
+    async def ask() -> dict[str, dict[str, Any]]:
+        nc = await nats.connect(url)
+        try:
+            inbox = nc.new_inbox()
+            sub = await nc.subscribe(inbox)
+            await nc.publish("gridwire.status", b'{"counts":true}', reply=inbox)
+            said: dict[str, dict[str, Any]] = {}
+            deadline = time.monotonic() + 30
+            while len(said) < workers and time.monotonic() < deadline:
+                with contextlib.suppress(nats.errors.TimeoutError):
+                    msg = await sub.next_msg(timeout=deadline - time.monotonic())
+                    info = json.loads(msg.data).get("worker", {})
+                    said[str(info.get("worker"))] = info
+            return said
+        finally:
+            await nc.close()
+
+    return asyncio.run(ask())
+
+
 def _total(said: dict[str, dict[str, Any]]) -> dict[str, int]:
     """Held, connected and exchanges by outcome, summed over the workers."""
     total: dict[str, int] = {}
@@ -147,6 +172,29 @@ def _expected(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]
         if first.get("counted_at") and info.get("epoch") == first.get("epoch"):
             due += int(info.get("held", 0)) * span / INTERVAL
     return due
+
+
+def _whole(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> tuple[int, int]:
+    """Polls done and due between two counts asked of the workers a whole number of
+    intervals apart: each outstation polled on time was polled exactly that many times,
+    whatever its phase (D228). A worker whose epoch changed (its lease lapsed) counts from
+    when it took its outstations again."""
+    done = due = 0
+    for key, info in after.items():
+        first = before.get(key, {})
+        span = float(info.get("counted_at", 0)) - float(first.get("counted_at", 0))
+        due += int(info.get("held", 0)) * round(span / INTERVAL)
+        complete = int(info.get("exchanges", {}).get("complete", 0))
+        if info.get("epoch") == first.get("epoch"):
+            complete -= int(first.get("exchanges", {}).get("complete", 0))
+        done += complete
+    return done, due
+
+
+def _missed(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> int:
+    """Polls due less polls done between two readings of the workers' entries."""
+    done = _total(after).get("complete", 0) - _total(before).get("complete", 0)
+    return round(_expected(before, after) - done)
 
 
 def _status(http: httpx.Client, **params: int) -> tuple[float, dict[str, Any]]:
@@ -198,6 +246,7 @@ def cluster_phase(count: int, window: float, port_files: list[Path]) -> dict[str
                 empty,
                 lambda: _total(_workers_say(server.url)).get("connected", 0),
                 lambda: _workers_say(server.url),
+                lambda: _counted_now(server.url, len(workers)),
             )
         )
         figures["lapses"] = [
@@ -221,10 +270,12 @@ def _measure(
     empty: list[float],
     progress: Callable[[], int],
     tally: Callable[[], dict[str, dict[str, Any]]] | None = None,
+    counted_now: Callable[[], dict[str, dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
     """Wait until every outstation is connected (``progress()`` says how many are), then
     count polls, CPU and memory of the ``pollers`` (processes) over ``window`` seconds, with
-    ``status`` every window/6."""
+    ``status`` every window/6. With ``counted_now`` (the workers' counts made when asked),
+    polls are counted over a whole number of intervals (D228)."""
     figures: dict[str, Any] = {}
     connected = 0
     while time.monotonic() - started < 900:
@@ -239,6 +290,7 @@ def _measure(
     front0 = _cpu(front.proc.pid) if front is not None else 0.0
     _, before = _status(http)
     said0 = tally() if tally is not None else {}
+    now0 = counted_now() if counted_now is not None else {}
     t0 = time.monotonic()
     times, unanswered = [], 0
     while time.monotonic() - t0 < window:
@@ -249,7 +301,14 @@ def _measure(
     _, after = _status(http)
     whole_ms, whole = _status(http, limit=100_000)  # every entry, gathered 500 at a time
     said1 = tally() if tally is not None else {}
+    # A whole number of intervals after the first: every outstation polled on time was
+    # polled exactly that many times, whatever its phase (D228).
+    time.sleep(
+        max(0.0, t0 + INTERVAL * math.ceil((time.monotonic() - t0) / INTERVAL) - time.monotonic())
+    )
+    now1 = counted_now() if counted_now is not None else {}
     told0, told1 = _total(said0), _total(said1)
+    edges = _missed(said0, said1)  # D211's count, over the renewals' counts
     elapsed = time.monotonic() - t0
     cpu = sum(_cpu(p.proc.pid) for p in pollers) - sum(cpu0)
     done0, failed0 = _completed(before)
@@ -264,10 +323,15 @@ def _measure(
         expected = _expected(said0, said1)
     held = [w.get("held", 0) for w in after.get("workers", [])] or [told1.get("held", connected)]
     rss = [_rss_mib(p.proc.pid) for p in pollers]
+    if now0 and now1:
+        polls, due = _whole(now0, now1)
+        expected = due or expected
     figures.update(
         polls=polls,
         expected=int(expected),
-        missed=max(0, int(expected - polls)),
+        missed=max(0, round(expected - polls)),
+        missed_d211=edges,
+        late_ms=[int(w.get("late_max_ms", 0)) for _, w in sorted(now1.items())],
         failed=failed1 - failed0,
         cpu_per_poll_us=cpu / max(polls, 1) * 1e6,
         cpu_share=cpu / elapsed,
@@ -385,6 +449,8 @@ def main() -> None:
     rows = [
         ("polls done (expected)", f"{ours['polls']} ({ours['expected']})", str(theirs["polls"])),
         ("missed polls / failed", f"{ours['missed']} / {ours['failed']}", "-"),
+        ("due less done, D211's window", str(ours.get("missed_d211", "-")), "-"),
+        ("loop late at worst (ms, each)", str(ours.get("late_ms", "-")), "-"),
         (
             "CPU per poll",
             f"{ours['cpu_per_poll_us']:.0f} us",

@@ -9,11 +9,18 @@ when it *stored* that renewal, later, so the worker always believes its lease go
 the server lets anyone else take what it held. A renewal refused (the entry expired, or was
 written by another) ends the lease at once.
 
+A renewal whose answer came too late may still have been stored: the next one, made on the
+revision before it, is then refused as out of date. Each renewal's body names its attempt
+(``renewal``), so the worker reads its entry back and, when it holds an attempt of this epoch
+still unanswered, takes that revision as its own, counting from when *that* attempt was sent
+(D227): one slow JetStream answer does not end a lease with time left on it.
+
 :meth:`WorkerLease.valid` is synchronous, for the wire's fence, which runs right before
 each commanding request is written (:meth:`gridwire.master.Master.command_fence`)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -54,6 +61,8 @@ class WorkerLease:
         self.revision = 0
         self.until = 0.0
         self._lock = threading.Lock()  # the renewer thread writes, the loop reads
+        self._attempt = 0
+        self._unanswered: dict[int, float] = {}  # renewal attempt -> when it was sent
 
     def valid(self) -> bool:
         """Whether the lease is held now (no network: the local deadline)."""
@@ -72,35 +81,68 @@ class WorkerLease:
         with self._lock:
             self.epoch = self.revision = revision
             self.until = sent + self.ttl * SAFE
+        self._unanswered.clear()
         log.info("worker %s: lease taken, epoch %d", self.worker, revision)
         return revision
 
-    async def renew(self, kv: KeyValue | None = None) -> None:
-        """Renew (through ``kv``, the renewer thread's own connection to the bucket);
-        LeaseLost when the entry is gone or not ours, or the local deadline passed (the
-        epoch is 0 from then on). A network error is raised as it is: the lease may still be
-        held until :meth:`valid` says not."""
+    async def renew(self, kv: KeyValue | None = None, wait: float | None = None) -> None:
+        """Renew (through ``kv``, the renewer thread's own connection to the bucket),
+        giving the answer ``wait`` seconds; LeaseLost when the entry is gone or not ours,
+        or the local deadline passed (the epoch is 0 from then on). A network error or
+        TimeoutError is raised as it is: the lease may still be held until :meth:`valid`
+        says not, and the next call finds out whether this attempt was stored."""
+        kv = kv or self.kv
         with self._lock:
             epoch, revision = self.epoch, self.revision
         if not self.valid():
-            self.end()
+            self.end(epoch)
             raise LeaseLost(f"worker {self.worker}: lease not renewed within its time")
-        sent = self.clock()
-        body = orjson.dumps({"worker": self.worker, "epoch": epoch, **self.info()})
+        self._attempt += 1
+        attempt, sent = self._attempt, self.clock()
+        self._unanswered[attempt] = sent
+        body = {"worker": self.worker, "epoch": epoch, "renewal": attempt, **self.info()}
         try:
-            new = await (kv or self.kv).update(self.key, body, last=revision)
-        except (KeyWrongLastSequenceError, NotFoundError):
-            self.end()
+            new = await asyncio.wait_for(
+                kv.update(self.key, orjson.dumps(body), last=revision), wait
+            )
+        except KeyWrongLastSequenceError:
+            new, sent = await self._stored_late(kv, epoch, wait)
+        except NotFoundError:
+            self.end(epoch)
             raise LeaseLost(f"worker {self.worker}: lease expired or taken over") from None
+        self._hold(epoch, new, sent)
+
+    async def _stored_late(self, kv: KeyValue, epoch: int, wait: float | None) -> tuple[int, float]:
+        """The entry moved past the revision we knew: the revision and sending time of an
+        attempt of ours stored without its answer reaching us, else LeaseLost."""
+        revision, stored = None, {}
+        try:
+            entry = await asyncio.wait_for(kv.get(self.key), wait)
+            revision, stored = entry.revision, orjson.loads(entry.value or b"{}")
+        except (NotFoundError, orjson.JSONDecodeError):
+            pass
+        attempt = stored.get("renewal") if stored.get("epoch") == epoch else None
+        sent = self._unanswered.get(attempt) if isinstance(attempt, int) else None
+        if sent is None or revision is None:
+            self.end(epoch)
+            raise LeaseLost(f"worker {self.worker}: lease expired or taken over")
+        log.info("worker %s: a renewal stored without its answer taken as held", self.worker)
+        return revision, sent
+
+    def _hold(self, epoch: int, revision: int, sent: float) -> None:
         with self._lock:
             if self.epoch == epoch:  # not ended (or started again) meanwhile
-                self.revision = new
+                self.revision = revision
                 self.until = sent + self.ttl * SAFE
+        self._unanswered.clear()
 
-    def end(self) -> None:
+    def end(self, epoch: int | None = None) -> None:
+        """The lease ended (only if it is still at ``epoch``, when given: a renewal of an
+        epoch that ended does not end the one started since)."""
         with self._lock:
-            self.epoch = 0
-            self.until = 0.0
+            if epoch is None or epoch == self.epoch:
+                self.epoch = 0
+                self.until = 0.0
 
 
 async def live_workers(kv: KeyValue) -> dict[str, tuple[int, dict[str, object]]]:

@@ -140,6 +140,7 @@ def cluster_status(parts: list[Part], offset: int, limit: int) -> dict[str, Any]
             "held": p.total,
             "outstations": [e.get("name") for e in p.entries],
             "capacity": p.info.get("capacity"),
+            "late_ms": p.info.get("late_ms"),
             "allow_control": p.status.get("allow_control"),
         }
         for p in parts

@@ -47,6 +47,12 @@ TAKE_PER_SCAN = 1000
 (a storm of takes and connections starved the lease's renewals on a loaded machine)."""
 SLACK = 50
 """A worker gives back only what exceeds its share by more than 1/SLACK of it (churn)."""
+WATCH_EVERY = 0.25
+"""Seconds between two looks at the lease (and at how late the loop runs)."""
+LATE = 1.0
+"""Seconds late a worker's loop runs before it says so (its polls go that late, D228)."""
+SAY_EVERY = 30.0
+"""Seconds between two such warnings at most."""
 
 
 class Worker:
@@ -81,6 +87,10 @@ class Worker:
         self.connected = 0
         self.exchanges: dict[str, int] = {}
         self.counted_at = 0.0  # wall-clock time of those counts (what a reader divides by)
+        # How late the loop ran (seconds): the worst since the last count, and the worst
+        # of that period then (the workers bucket and status say it: D228).
+        self.late = self.late_counted = self._late_asked = 0.0
+        self._said_late = -SAY_EVERY
         master.command_fence(self._fence)
 
     def _info(self) -> dict[str, object]:
@@ -90,6 +100,7 @@ class Worker:
             "connected": self.connected,
             "exchanges": self.exchanges,
             "counted_at": self.counted_at,
+            "late_ms": round(self.late_counted * 1000),
             "allow_control": self.master.allow_control,
         }
 
@@ -139,8 +150,11 @@ class Worker:
     async def _watching(self) -> None:
         """When the lease ended (the renewer says so, or its time passed): every outstation
         dropped, then a new epoch (D154)."""
+        loop = asyncio.get_running_loop()
         while True:
-            await asyncio.sleep(0.25)
+            before = loop.time()
+            await asyncio.sleep(WATCH_EVERY)
+            self._ran_late(loop.time() - before - WATCH_EVERY)
             if self.lease.valid():
                 continue
             if self.holdings.held:
@@ -151,6 +165,22 @@ class Worker:
             except Exception as exc:
                 log.warning("worker %s: a new lease cannot be taken: %s", self.id, exc)
                 await asyncio.sleep(1.0)
+
+    def _ran_late(self, late: float) -> None:
+        """A wake-up ``late`` seconds past its time: the loop is busier than it can keep
+        up with; its polls go late too, and miss once later than their interval."""
+        self.late = max(self.late, late)
+        self._late_asked = max(self._late_asked, late)
+        now = time.monotonic()
+        if late >= LATE and now - self._said_late >= SAY_EVERY:
+            self._said_late = now
+            log.warning(
+                "worker %s: its loop ran %.1f s late (busy: polls of its %d outstations go "
+                "late, and are missed past their interval)",
+                self.id,
+                late,
+                len(self.holdings),
+            )
 
     async def _scanning(self) -> None:
         while True:
@@ -295,8 +325,16 @@ class Worker:
                 continue
             connected += session.connected
             exchanges.update(session.counts)
+        self.late_counted, self.late = self.late, 0.0
         self.connected, self.exchanges = connected, dict(exchanges)
         self.counted_at = time.time()
+
+    def counts(self) -> dict[str, object]:
+        """Counted now: held, connected, exchanges by outcome, when; and how late the
+        loop ran at worst since the last time they were asked (``late_max_ms``)."""
+        self._count()
+        late, self._late_asked = self._late_asked, 0.0
+        return {**self._info(), "epoch": self.lease.epoch, "late_max_ms": round(late * 1000)}
 
     def drop(self, name: str) -> None:
         """Close and forget outstation ``name`` now (its lease is not ours). Found by its
