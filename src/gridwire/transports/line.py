@@ -28,7 +28,7 @@ from gridwire.errors import ConfigError, RequestError
 from gridwire.net.binding import is_loopback
 from gridwire.net.connection_limits import BACKLOG, Limits, Throttled, cut, guard_accept
 from gridwire.net.sockets import listen_failure
-from gridwire.operations.dispatch import Answer, error_answer, unusable_id
+from gridwire.operations.dispatch import Answer, AnswerCut, error_answer, unusable_id
 from gridwire.operations.encoding import dumps
 from gridwire.operations.limits import MESSAGE_LIMIT
 from gridwire.operations.message import TooManyItems, check_items
@@ -228,8 +228,12 @@ class LineServer:
                 continue
             client.busy = True
             try:
-                answer = await self._answer(line, client)
-                if not await client.send(answer.body, b"\n"):
+                try:
+                    answer = await self._answer(line, client)
+                except AnswerCut:
+                    client.cut()  # half an answer went out: the line cannot be ended well
+                    return
+                if not await client.send(*((b"\n",) if answer.streamed else (answer.body, b"\n"))):
                     return
             finally:
                 client.busy = False
@@ -249,7 +253,12 @@ class LineServer:
             if isinstance(message, dict) and message.get("op") == SUBSCRIBE:
                 return self._subscribe(message, client)
             who = peer_name("line", client.writer.get_extra_info("peername"))
-            return await on_behalf(who, self.service.dispatcher.message(message))
+            # A long answer goes out a slice at a time as it is written (D222), unless events
+            # may come between its slices (a subscribed connection gets whole lines only).
+            stream = client.writer.write if client.events is None else None
+            return await on_behalf(who, self.service.dispatcher.message(message, stream))
+        except AnswerCut:
+            raise
         except Exception as exc:  # the dispatcher answers everything: this is a bug
             log.exception("line service: no answer could be made")
             return error_answer(RequestError(f"no answer could be made: {exc}"))
