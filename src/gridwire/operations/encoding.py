@@ -11,13 +11,15 @@ between slices: other clients wait at most one slice (about 1 ms), and the octet
 those ``orjson.dumps`` would give. :class:`EventEncoder` encodes each published update once,
 however many streams carry it.
 
-A slice of decoded objects (a scan's ``objects``) is written by msgspec, which writes a slotted
-dataclass about 2.5 times as fast as orjson (DESIGN D150, D206), when its octets are sure to be
+A slice of decoded objects (a scan's ``objects``) is written by msgspec, which writes a
+``DnpObject`` (a msgspec Struct, D221) about five times as fast as orjson writes it (DESIGN
+D150, D206), when its octets are sure to be
 orjson's: every value a boolean, an integer, text, null or a float below 1e16 (from 1e16 up
 orjson writes an exponent as ``e+16`` and msgspec as ``e16``), or a record whose fields all are,
 or octets (msgspec would write base64: they go as hexadecimal text through structs made column
 by column in C). Any other slice is written by orjson. :func:`encode_parts` gives the octets in
-parts, for an envelope to be joined around them once (D207).
+parts, for an envelope to be joined around them once (D207), or handed to a transport a slice
+at a time as they are made (D222).
 """
 
 from __future__ import annotations
