@@ -6,7 +6,8 @@ holding its envelope; a connection's messages are carried out one after another,
 answers come back in order. ``{"op": "subscribe"}`` makes the connection also receive the
 master's updates, one ``{"event", "data"}`` line each, between the answers. A line longer
 than 4 MiB is answered with a request error and the connection closed. ``stop`` ends the
-service once its answer is written. Blank lines are ignored.
+service once its answer is written. Blank lines are ignored. A long answer (a 9000-point scan's
+1.3 MB) is written a slice at a time as it is made, unless the connection subscribed (D222).
 
 Connections are held under :class:`~gridwire.net.connection_limits.Limits`: one with nothing
 under way, no subscription and no whole line for ``line_idle`` seconds is told so and
