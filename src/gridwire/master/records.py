@@ -9,6 +9,7 @@ that are gridwire's own shape, rather than the operations API's fixed ones, say 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Literal
 
 from gridwire.channels.channel import ChannelStatus
@@ -54,7 +55,7 @@ def exchange_record(
     if len(responses) == 1:
         objects, undecoded = responses[0].objects, list(responses[0].undecoded)  # objects uncopied
     else:
-        objects = [obj for response in responses for obj in response.objects]
+        objects = list(chain.from_iterable([response.objects for response in responses]))
         undecoded = [part for response in responses for part in response.undecoded]
     return Exchange(
         function=function,

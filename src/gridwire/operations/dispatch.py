@@ -17,9 +17,11 @@ its result; one refused for want of ``--allow-control`` at WARNING.
 
 from __future__ import annotations
 
+import contextvars
 import difflib
 import inspect
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +32,7 @@ from gridwire.errors import GridwireError, InternalError, OperationError, Reques
 from gridwire.master import command_log, gate
 from gridwire.operations.context import Context
 from gridwire.operations.declaration import Operation, OperationTable
-from gridwire.operations.encoding import dumps, encode_parts
+from gridwire.operations.encoding import dumps, encode_parts, is_big
 from gridwire.operations.limits import ID_LENGTH
 
 log = logging.getLogger("gridwire.service")
@@ -42,10 +44,12 @@ DESCRIBED_ERRORS = 32  # validation errors looked at to name the parameter; beyo
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """An envelope as JSON, and the kind of its error (None when ``ok``)."""
+    """An envelope as JSON, and the kind of its error (None when ``ok``). ``streamed``: the
+    envelope went to the caller's ``stream`` as it was made, and ``body`` is empty."""
 
     body: bytes
     kind: str | None = None
+    streamed: bool = False
 
     @property
     def ok(self) -> bool:
@@ -68,9 +72,14 @@ class Dispatcher:
         self.table = table
         self.context = context
 
-    async def message(self, message: object) -> Answer:
+    async def message(self, message: object, stream: Stream | None = None) -> Answer:
         """The message form: ``{"id", "op", "outstation", "params"}`` (``POST /api`` and
-        each line of the line service)."""
+        each line of the line service).
+
+        With ``stream``, a long answer that commands nothing (a scan's, a read's) is handed to
+        it a slice at a time as it is written (D222), and the Answer returned says so; should
+        writing it fail half way, :class:`AnswerCut` is raised (what was streamed cannot be
+        taken back: the caller ends the connection)."""
         ident = message.get("id") if isinstance(message, dict) else None
         problem = unusable_id(ident)
         if problem is not None:
@@ -81,7 +90,11 @@ class Dispatcher:
             params = _with_outstation(operation, params, outstation)
         except OperationError as exc:
             return error_answer(exc, ident)
-        return await self._run(operation, params, ident)
+        token = _stream.set(stream)
+        try:
+            return await self._run(operation, params, ident)
+        finally:
+            _stream.reset(token)
 
     async def call(self, name: str, params: object) -> Answer:
         """The plain form: the operation named by the route, ``params`` the body."""
@@ -113,6 +126,7 @@ class Dispatcher:
         # The gate of the operation table's commands flag, and the command's one record.
         outstation = getattr(params, "outstation", None)
         points = params.model_dump(mode="json", exclude={"outstation"})
+        _stream.set(None)  # a command's answer is whole: its record keeps its parts
         with command_log.command(operation.name, outstation, points) as record:
             if not self.context.allow_control:
                 refusal = gate.refusal()
@@ -123,11 +137,14 @@ class Dispatcher:
             return answer
 
     async def _carry_out(
-        self, operation: Operation[Any], params: BaseModel, ident: Any
+        self,
+        operation: Operation[Any],
+        params: BaseModel,
+        ident: Any,
     ) -> tuple[Answer, str | list[bytes | memoryview]]:
         """Call the handler: its answer, and what it came to as a command record's result
         (an error's text, or the parts of the result's JSON, made text only when a record
-        needs it)."""
+        needs it). A long answer goes to the message's stream, if it has one."""
         try:
             outcome = operation.handler(self.context, params)
             if inspect.isawaitable(outcome):
@@ -135,17 +152,58 @@ class Dispatcher:
         except Exception as exc:  # a cancellation goes on up, to the record's block
             answer = _failed(operation, exc, ident)
             return answer, _error_text(answer)
+        head = b"".join([b'{"id":', dumps(ident), b',"ok":true,"result":'])
+        stream = _stream.get()
+        streaming = _Streaming(head, stream) if stream is not None and is_big(outcome) else None
         try:
-            parts = await encode_parts(outcome)
+            parts = await encode_parts(outcome, None if streaming is None else streaming.flush)
         except Exception as exc:
             log.exception("%s: its result could not be written as JSON", operation.name)
+            if streaming is not None and streaming.started:
+                raise AnswerCut(f"{operation.name}: its answer was cut half way") from exc
             message = (
                 f"{operation.name} was carried out, but its result could not be written as "
                 f"JSON: {type(exc).__name__}: {exc}"
             )
             return error_answer(RequestError(message), ident), message
-        body = b"".join([b'{"id":', dumps(ident), b',"ok":true,"result":', *parts, b"}"])
+        if streaming is not None:
+            streaming.flush([*parts, b"}"])
+            return Answer(b"", streamed=True), parts
+        body = b"".join([head, *parts, b"}"])
         return Answer(body), parts
+
+
+_stream: contextvars.ContextVar[Stream | None] = contextvars.ContextVar(
+    "gridwire_answer_stream", default=None
+)
+"""The stream of the message being carried out (set by Dispatcher.message, read where its
+answer is written: subclasses keep _run's and _carry_out's signatures)."""
+
+
+class AnswerCut(Exception):
+    """A streamed answer could not be written to its end (see :meth:`Dispatcher.message`)."""
+
+
+Stream = Callable[[bytes], None]
+"""Where a streamed answer's octets go, in order (a transport's write)."""
+
+
+class _Streaming:
+    """Hands an answer to its stream one slice at a time, the envelope's head first."""
+
+    __slots__ = ("head", "started", "stream")
+
+    def __init__(self, head: bytes, stream: Stream) -> None:
+        self.head = head
+        self.stream = stream
+        self.started = False
+
+    def flush(self, parts: list[bytes | memoryview]) -> None:
+        if not self.started:
+            self.started = True
+            self.stream(b"".join([self.head, *parts]))
+        else:
+            self.stream(b"".join(parts))
 
 
 def _result_text(parts: list[bytes | memoryview]) -> str:

@@ -11,13 +11,15 @@ between slices: other clients wait at most one slice (about 1 ms), and the octet
 those ``orjson.dumps`` would give. :class:`EventEncoder` encodes each published update once,
 however many streams carry it.
 
-A slice of decoded objects (a scan's ``objects``) is written by msgspec, which writes a slotted
-dataclass about 2.5 times as fast as orjson (DESIGN D150, D206), when its octets are sure to be
+A slice of decoded objects (a scan's ``objects``) is written by msgspec, which writes a
+``DnpObject`` (a msgspec Struct, D221) about five times as fast as orjson writes it (DESIGN
+D150, D206), when its octets are sure to be
 orjson's: every value a boolean, an integer, text, null or a float below 1e16 (from 1e16 up
 orjson writes an exponent as ``e+16`` and msgspec as ``e16``), or a record whose fields all are,
 or octets (msgspec would write base64: they go as hexadecimal text through structs made column
 by column in C). Any other slice is written by orjson. :func:`encode_parts` gives the octets in
-parts, for an envelope to be joined around them once (D207).
+parts, for an envelope to be joined around them once (D207), or handed to a transport a slice
+at a time as they are made (D222).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import cache
 from itertools import starmap
 from math import isnan
@@ -130,7 +133,7 @@ def _msgspec_form(items: list[Any]) -> list[Any] | None:
         getters = _field_getters(kind)
         if getters is None:
             return None
-        of_kind = [v for v in values if type(v) is kind]
+        of_kind = values if len(kinds) == 1 else [v for v in values if type(v) is kind]
         if not all(_written_alike(list(map(getter, of_kind))) for getter in getters):
             return None
     if float in kinds and not _written_alike([v for v in values if type(v) is float]):
@@ -170,18 +173,33 @@ async def encode(value: Any) -> bytes:
     return b"".join(await encode_parts(value))
 
 
-async def encode_parts(value: Any) -> list[bytes | memoryview]:
+Flush = Callable[[list[bytes | memoryview]], None]
+"""Takes the parts made so far, each time the encoder is about to yield (see encode_parts)."""
+
+
+def is_big(value: Any) -> bool:
+    """Whether :func:`encode_parts` would write ``value`` a slice at a time."""
+    return _big(value)
+
+
+async def encode_parts(value: Any, flush: Flush | None = None) -> list[bytes | memoryview]:
     """The octets of ``dumps(value)`` in parts, in order, yielding to the event loop between
     slices of long lists: an envelope around them is then joined once (1.3 MB for a
-    9000-point scan), not copied once more."""
+    9000-point scan), not copied once more.
+
+    With ``flush``, the parts made so far are handed to it each time the encoder is about to
+    yield, and then forgotten: a transport sends a slice while the next is made (D222). The
+    parts returned are those made after the last flush."""
     if not _big(value):
         return [dumps(value)]
     parts: list[bytes | memoryview] = []
-    await _encode_into(value, parts, 0)
+    await _encode_into(value, parts, 0, flush)
     return parts
 
 
-async def _encode_into(value: Any, parts: list[bytes | memoryview], depth: int) -> None:
+async def _encode_into(
+    value: Any, parts: list[bytes | memoryview], depth: int, flush: Flush | None = None
+) -> None:
     if not _big(value, depth):
         parts.append(dumps(value))
     elif isinstance(value, list) and len(value) > CHUNK:
@@ -189,6 +207,9 @@ async def _encode_into(value: Any, parts: list[bytes | memoryview], depth: int) 
         for start in range(0, len(value), CHUNK):
             if start:
                 parts.append(b",")
+                if flush is not None:
+                    flush(parts)
+                    parts.clear()
                 await asyncio.sleep(0)
             parts.append(memoryview(_slice(value[start : start + CHUNK]))[1:-1])
         parts.append(b"]")
@@ -197,7 +218,7 @@ async def _encode_into(value: Any, parts: list[bytes | memoryview], depth: int) 
         for position, item in enumerate(value):
             if position:
                 parts.append(b",")
-            await _encode_into(item, parts, depth + 1)
+            await _encode_into(item, parts, depth + 1, flush)
         parts.append(b"]")
     else:
         items = (
@@ -211,7 +232,7 @@ async def _encode_into(value: Any, parts: list[bytes | memoryview], depth: int) 
                 parts.append(b",")
             parts.append(dumps(key))
             parts.append(b":")
-            await _encode_into(item, parts, depth + 1)
+            await _encode_into(item, parts, depth + 1, flush)
         parts.append(b"}")
 
 

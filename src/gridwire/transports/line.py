@@ -6,7 +6,8 @@ holding its envelope; a connection's messages are carried out one after another,
 answers come back in order. ``{"op": "subscribe"}`` makes the connection also receive the
 master's updates, one ``{"event", "data"}`` line each, between the answers. A line longer
 than 4 MiB is answered with a request error and the connection closed. ``stop`` ends the
-service once its answer is written. Blank lines are ignored.
+service once its answer is written. Blank lines are ignored. A long answer (a 9000-point scan's
+1.3 MB) is written a slice at a time as it is made, unless the connection subscribed (D222).
 
 Connections are held under :class:`~gridwire.net.connection_limits.Limits`: one with nothing
 under way, no subscription and no whole line for ``line_idle`` seconds is told so and
@@ -28,7 +29,7 @@ from gridwire.errors import ConfigError, RequestError
 from gridwire.net.binding import is_loopback
 from gridwire.net.connection_limits import BACKLOG, Limits, Throttled, cut, guard_accept
 from gridwire.net.sockets import listen_failure
-from gridwire.operations.dispatch import Answer, error_answer, unusable_id
+from gridwire.operations.dispatch import Answer, AnswerCut, error_answer, unusable_id
 from gridwire.operations.encoding import dumps
 from gridwire.operations.limits import MESSAGE_LIMIT
 from gridwire.operations.message import TooManyItems, check_items
@@ -228,8 +229,12 @@ class LineServer:
                 continue
             client.busy = True
             try:
-                answer = await self._answer(line, client)
-                if not await client.send(answer.body, b"\n"):
+                try:
+                    answer = await self._answer(line, client)
+                except AnswerCut:
+                    client.cut()  # half an answer went out: the line cannot be ended well
+                    return
+                if not await client.send(*((b"\n",) if answer.streamed else (answer.body, b"\n"))):
                     return
             finally:
                 client.busy = False
@@ -249,7 +254,12 @@ class LineServer:
             if isinstance(message, dict) and message.get("op") == SUBSCRIBE:
                 return self._subscribe(message, client)
             who = peer_name("line", client.writer.get_extra_info("peername"))
-            return await on_behalf(who, self.service.dispatcher.message(message))
+            # A long answer goes out a slice at a time as it is written (D222), unless events
+            # may come between its slices (a subscribed connection gets whole lines only).
+            stream = client.writer.write if client.events is None else None
+            return await on_behalf(who, self.service.dispatcher.message(message, stream))
+        except AnswerCut:
+            raise
         except Exception as exc:  # the dispatcher answers everything: this is a bug
             log.exception("line service: no answer could be made")
             return error_answer(RequestError(f"no answer could be made: {exc}"))

@@ -2,13 +2,13 @@
 
 For each variation the table declares, :func:`fixed_codec` builds (once, on first use) a
 struct format and Python source for two decoders and one encoder row function from the
-field expressions of :mod:`.fields`, and compiles them. A decoder makes its
-:class:`DnpObject` instances (and composite values) empty with ``object.__new__`` mapped in
-C, then fills every field in one loop over ``struct.iter_unpack``, with flag names and status
-names looked up in prebuilt tables: no ``__init__`` frame per object, which is what makes
-decoding fast (about three million g30v1 objects a second on one core). The records built so
-must not gain a ``__post_init__`` (the generator refuses one) and every field is set. Nothing
-is lazy: every object is built when the fragment is parsed.
+field expressions of :mod:`.fields`, and compiles them. A decoder makes each
+:class:`DnpObject` by calling it (a msgspec Struct: its fields set in C, no ``__init__``
+frame, D221) and its composite value, if any, empty with ``object.__new__`` mapped in C, then
+filled, in one loop over ``struct.iter_unpack``, with flag names and status names looked up
+in prebuilt tables: about five million g30v1 objects a second on one core. The value records
+built so must not gain a ``__post_init__`` (the generator refuses one) and every field is
+set. Nothing is lazy: every object is built when the fragment is parsed.
 
 IEEE singles: a NaN single is rebuilt from its octets in the same loop (:mod:`.singles`),
 and the encoder writes singles through their bit pattern.
@@ -90,6 +90,15 @@ def _filled(cls: type[Any], var: str, values: dict[str, str]) -> str:
     return "".join(f"        {var}.{name} = {values[name]}\n" for name in names)
 
 
+def _arguments(values: dict[str, str]) -> str:
+    """The arguments of a :class:`DnpObject` call, in its field order, from ``values`` (field
+    name -> expression)."""
+    names = DnpObject.__struct_fields__
+    if set(names) != set(values):
+        raise TypeError(f"DnpObject cannot be built from {sorted(values)}")
+    return ", ".join(values[name] for name in names)
+
+
 def _source(decl: Variation) -> tuple[str, str, str, int]:
     """Python source of the two decoders and the row encoder; and the object's size."""
     slots: list[str] = []
@@ -113,10 +122,11 @@ def _source(decl: Variation) -> tuple[str, str, str, int]:
         if fld.write:
             writes.append(fld.write)
         offset += fld.size
-    # Every object (and its composite value) is made empty first, n at a time, then filled.
-    made = "    out = list(map(NEW, repeat(O, n)))\n"
-    targets = "o, "
-    sources = "out, "
+    # A composite value is made empty first, n at a time, then filled; the object itself is
+    # made by calling the Struct with every field in order (D221).
+    made = "    out = []\n    add = out.append\n"
+    targets = ""
+    sources = ""
     body = ""
     if decl.record is not None and decl.record is not str:
         made += "    values = map(NEW, repeat(R, n))\n"
@@ -124,6 +134,15 @@ def _source(decl: Variation) -> tuple[str, str, str, int]:
         sources += "values, "
         body += _filled(decl.record, "v", parts)
         roles["value"] = "v"
+    # A NaN single is rebuilt from its octets (struct quiets signalling NaNs): object k
+    # starts at k * stride, its field at lead + the field's offset. A value's slot is mended
+    # before the object is made, a composite's part after its record is filled.
+    body += "".join(
+        f"        if {slot} != {slot}:\n"
+        f"            {slot if path == 'o.value' else path} = "
+        f"N32(block, k * ({offset} + lead) + lead + {at})\n"
+        for at, slot, path in nan_fixes
+    )
     obj = {
         "type": repr(decl.point_type),
         "group": str(decl.group),
@@ -136,14 +155,7 @@ def _source(decl: Variation) -> tuple[str, str, str, int]:
         "synchronized": roles.get("sync", repr(decl.synchronized)),
         "event": repr(decl.event),
     }
-    body += _filled(DnpObject, "o", obj)
-    # A NaN single is rebuilt from its octets (struct quiets signalling NaNs): object k
-    # starts at k * stride, its field at lead + the field's offset.
-    body += "".join(
-        f"        if {slot} != {slot}:\n"
-        f"            {path} = N32(block, k * ({offset} + lead) + lead + {at})\n"
-        for at, slot, path in nan_fixes
-    )
+    body += f"        add(O({_arguments(obj)}))\n"
     unpacked = ", ".join(slots)
 
     def loop(target: str, rows: str) -> str:
@@ -166,7 +178,7 @@ def _source(decl: Variation) -> tuple[str, str, str, int]:
         "    n = len(block) // P.size\n"
         f"{made}"
         f"    lead = P.size - {offset}\n"
-        f"{loop(f'(i, {unpacked})', 'P.iter_unpack(block)')}"
+        f"{loop(f'(i, {unpacked}),', 'P.iter_unpack(block)')}"
         f"{body}"
         "    return out\n"
     )

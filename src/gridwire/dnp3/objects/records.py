@@ -1,26 +1,33 @@
 """What the object decoder produces: :class:`DnpObject` (the operations API's Object record)
 and the small records that are the ``value`` of composite objects.
 
-All are ``@dataclass(slots=True)``, not frozen: the decoder builds hundreds of thousands a
-second and the master hands them to orjson as they are (decision D3). Octet-string values
-are ``bytes``, which orjson does not serialize by itself: a JSON writer needs a ``default``
-for them (hexadecimal text, say). The fixed-layout decoders (:mod:`.fixed`) make them with
-``object.__new__`` and set every field, bypassing ``__init__``: give them no
-``__post_init__`` (the decoder generator refuses one) or other construction logic.
+The small records are ``@dataclass(slots=True)``, not frozen: the master hands them to orjson
+as they are (decision D3). :class:`DnpObject`, of which a 9000-point scan makes 9000, is a
+msgspec Struct made without garbage-collector tracking that also carries a dataclass's
+metadata (D221): msgspec builds and writes it in about half the time a slotted dataclass takes,
+while orjson, pydantic and :mod:`dataclasses` (``fields``, ``asdict``, ``replace``) see a
+dataclass, field for field as before. Octet-string values are ``bytes``, which orjson does
+not serialize by itself: a JSON writer needs a ``default`` for them (hexadecimal text, say).
+The fixed-layout decoders (:mod:`.fixed`) make the value records with ``object.__new__`` and
+set every field, bypassing ``__init__``: give them no ``__post_init__`` (the decoder
+generator refuses one) or other construction logic.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TypeAlias
 
+import msgspec
 
-@dataclass(slots=True)
-class DnpObject:
+
+class DnpObject(msgspec.Struct, gc=False):
     """One decoded object: a point's value, an event, a command, a time, an attribute...
 
     ``flags`` lists are shared between objects with the same flags octet (one cached list per
-    octet and point type): treat them as read-only.
+    octet and point type): treat them as read-only. Nothing a DnpObject holds refers back to
+    one, so it is left out of the garbage collector's tracking (``gc=False``).
     """
 
     type: str | None
@@ -33,6 +40,12 @@ class DnpObject:
     time_ms: int | None
     synchronized: bool | None
     event: bool
+
+
+# The dataclass metadata (__dataclass_fields__) only, nothing generated: orjson then writes a
+# DnpObject as the dataclass it was, pydantic derives its JSON Schema, dataclasses.fields()
+# lists its fields; msgspec still takes its own, faster, Struct path.
+dataclasses.dataclass(init=False, repr=False, eq=False, match_args=False)(DnpObject)
 
 
 @dataclass(slots=True)
