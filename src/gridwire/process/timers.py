@@ -102,6 +102,9 @@ class Timers:
                 self._cancelled = max(0, self._cancelled - 1)
             else:
                 due.append(entry)
+        while heap and heap[0][2] is None:  # a cancelled deadline needs no wake-up
+            heapq.heappop(heap)
+            self._cancelled = max(0, self._cancelled - 1)
         if heap:
             self._arm(math.ceil(heap[0][0] / TICK) * TICK)
         for entry in due:
