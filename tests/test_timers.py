@@ -53,6 +53,23 @@ async def test_a_timer_armed_by_a_callback_and_one_earlier_than_the_armed_tick_b
     assert ran == ["early", "chained", "late"]
 
 
+async def test_a_callback_that_raises_is_told_and_the_others_due_still_run() -> None:
+    loop = asyncio.get_running_loop()
+    told: list[dict[str, object]] = []
+    loop.set_exception_handler(lambda _, context: told.append(context))
+    wheel = Timers(loop)
+    ran: list[str] = []
+
+    def fail(_: object) -> None:
+        raise RuntimeError("broken")
+
+    wheel.call_later(0.01, fail, None)
+    wheel.call_later(0.01, ran.append, "after")
+    await asyncio.sleep(0.1)
+    assert ran == ["after"]
+    assert [str(context["exception"]) for context in told] == ["broken"]
+
+
 async def test_cancelled_entries_do_not_pile_up() -> None:
     wheel = Timers(asyncio.get_running_loop())
     keep = wheel.call_later(60.0, print, "never")

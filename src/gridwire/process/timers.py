@@ -111,7 +111,12 @@ class Timers:
             callback, argument = entry[2], entry[3]
             if callback is not None:  # not cancelled by a callback run before it
                 entry[2] = entry[3] = None
-                callback(argument)
+                try:
+                    callback(argument)
+                except Exception as exc:  # as asyncio does a handle's: told, the rest run
+                    self.loop.call_exception_handler(
+                        {"message": "a timer's callback failed", "exception": exc}
+                    )
 
 
 def _wake(future: asyncio.Future[None]) -> None:
