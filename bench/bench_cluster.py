@@ -129,7 +129,7 @@ def _workers_say(url: str) -> dict[str, dict[str, Any]]:
 
 def _counted_now(url: str, workers: int) -> dict[str, dict[str, Any]]:
     """Each worker's counts made when it is asked (``{"counts": true}`` on the status
-    subject, D228): held, exchanges by outcome, ``counted_at`` and how late its loop ran."""
+    subject, D227): held, exchanges by outcome, ``counted_at`` and how late its loop ran."""
 
     async def ask() -> dict[str, dict[str, Any]]:
         nc = await nats.connect(url)
@@ -177,7 +177,7 @@ def _expected(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]
 def _whole(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> tuple[int, int]:
     """Polls done and due between two counts asked of the workers a whole number of
     intervals apart: each outstation polled on time was polled exactly that many times,
-    whatever its phase (D228). A worker whose epoch changed (its lease lapsed) counts from
+    whatever its phase (D227). A worker whose epoch changed (its lease lapsed) counts from
     when it took its outstations again."""
     done = due = 0
     for key, info in after.items():
@@ -275,7 +275,7 @@ def _measure(
     """Wait until every outstation is connected (``progress()`` says how many are), then
     count polls, CPU and memory of the ``pollers`` (processes) over ``window`` seconds, with
     ``status`` every window/6. With ``counted_now`` (the workers' counts made when asked),
-    polls are counted over a whole number of intervals (D228)."""
+    polls are counted over a whole number of intervals (D227)."""
     figures: dict[str, Any] = {}
     connected = 0
     while time.monotonic() - started < 900:
@@ -288,7 +288,9 @@ def _measure(
     time.sleep(2 * INTERVAL)  # startup integrity polls and the first event polls past
     cpu0 = [_cpu(p.proc.pid) for p in pollers]
     front0 = _cpu(front.proc.pid) if front is not None else 0.0
-    _, before = _status(http)
+    # Without the workers' own counts, every entry's (a page of 500 counted a twentieth).
+    every = {} if tally is not None else {"limit": 100_000}
+    _, before = _status(http, **every)
     said0 = tally() if tally is not None else {}
     now0 = counted_now() if counted_now is not None else {}
     t0 = time.monotonic()
@@ -298,11 +300,11 @@ def _measure(
         ms, status = _status(http)
         times.append(ms)
         unanswered = max(unanswered, len(status.get("not_answered", [])))
-    _, after = _status(http)
+    _, after = _status(http, **every)
     whole_ms, whole = _status(http, limit=100_000)  # every entry, gathered 500 at a time
     said1 = tally() if tally is not None else {}
     # A whole number of intervals after the first: every outstation polled on time was
-    # polled exactly that many times, whatever its phase (D228).
+    # polled exactly that many times, whatever its phase (D227).
     time.sleep(
         max(0.0, t0 + INTERVAL * math.ceil((time.monotonic() - t0) / INTERVAL) - time.monotonic())
     )

@@ -1,4 +1,4 @@
-"""The one TCP opening (channels.links.open_tcp, DESIGN D231), against a plain asyncio server
+"""The one TCP opening (channels.links.open_tcp, DESIGN D230), against a plain asyncio server
 that sends an outstation's first unsolicited response the moment it accepts (octets laid out
 by hand, IEEE 1815-2012 clause 9): opened with ``hold`` (the master's own connection), those
 octets wait for ``start`` and then come whole, in order, before what follows; opened without

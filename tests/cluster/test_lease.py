@@ -1,4 +1,4 @@
-"""A worker's lease on a real nats-server (D227, D228): a renewal stored without its answer
+"""A worker's lease on a real nats-server (D226, D227): a renewal stored without its answer
 reaching the worker is found by the next and held, from when it was sent; an entry written
 by another or gone ends the lease; the renewer thread keeps the lease through a NATS server
 that stops answering for less than the lease's time, and loses it past that; a worker whose

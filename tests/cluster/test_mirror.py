@@ -1,4 +1,4 @@
-"""A bucket's mirror on a real nats-server (D229): while its watcher's consumer lives it
+"""A bucket's mirror on a real nats-server (D228): while its watcher's consumer lives it
 reads nothing again; once the consumer is gone (as with a lost NATS node) it is found within
 the time between two questions, watched again, and sees what changed meanwhile."""
 

@@ -3,7 +3,7 @@
 Each is opened with two callbacks, ``on_data`` (octets as they arrive, on the loop) and
 ``on_lost`` (once, with the reason or None), and gives a :class:`PhysicalLink` to write to.
 The master's channels, an outstation's TCP or TLS connection of its own (opened with
-``hold``, DESIGN D231) and the simulated outstation's multi-drop server all use them.
+``hold``, DESIGN D230) and the simulated outstation's multi-drop server all use them.
 
 A TCP, TLS or serial link hands octets on as asyncio delivers them, with no task switch per
 chunk. Its protocol is an :class:`asyncio.BufferedProtocol`: the transport reads into a

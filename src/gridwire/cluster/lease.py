@@ -13,7 +13,7 @@ A renewal whose answer came too late may still have been stored: the next one, m
 revision before it, is then refused as out of date. Each renewal's body names its attempt
 (``renewal``), so the worker reads its entry back and, when it holds an attempt of this epoch
 still unanswered, takes that revision as its own, counting from when *that* attempt was sent
-(D227): one slow JetStream answer does not end a lease with time left on it.
+(D226): one slow JetStream answer does not end a lease with time left on it.
 
 :meth:`WorkerLease.valid` is synchronous, for the wire's fence, which runs right before
 each commanding request is written (:meth:`gridwire.master.Master.command_fence`)."""

@@ -1,6 +1,6 @@
 """A bucket's current entries, kept by a watcher (re-made on any failure, and when its
 consumer, asked about every RESYNC seconds, is gone: a consumer lost with a NATS server is
-found again without reading every entry again each time, D229)."""
+found again without reading every entry again each time, D228)."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ SHORTEST = 0.25
 class Renewer:
     """A daemon thread renewing ``lease`` every fifth of its TTL until :meth:`stop`.
 
-    An attempt's answer is waited for half the time left on the lease (D227): a loaded
+    An attempt's answer is waited for half the time left on the lease (D226): a loaded
     NATS server or process answers late, and an attempt given up too soon is only sent
     again behind it. A failed attempt is tried again at once while time is left; one
     stored without its answer reaching us is found by the next (:meth:`WorkerLease.renew`)."""

@@ -140,7 +140,7 @@ class WorkerServer:
         """Every worker's summary and count (no entries): the front lays the pages out
         with them (D220)."""
         # A page past every entry: the tally (D208) and the total, no entry built. Asked
-        # ``{"counts": true}`` (bench cluster), the worker's counts made now (D228).
+        # ``{"counts": true}`` (bench cluster), the worker's counts made now (D227).
         counts = None
         with contextlib.suppress(orjson.JSONDecodeError, AttributeError):
             if msg.data and orjson.loads(msg.data).get("counts") is True:

@@ -50,7 +50,7 @@ SLACK = 50
 WATCH_EVERY = 0.25
 """Seconds between two looks at the lease (and at how late the loop runs)."""
 LATE = 1.0
-"""Seconds late a worker's loop runs before it says so (its polls go that late, D228)."""
+"""Seconds late a worker's loop runs before it says so (its polls go that late, D227)."""
 SAY_EVERY = 30.0
 """Seconds between two such warnings at most."""
 
@@ -88,7 +88,7 @@ class Worker:
         self.exchanges: dict[str, int] = {}
         self.counted_at = 0.0  # wall-clock time of those counts (what a reader divides by)
         # How late the loop ran (seconds): the worst since the last count, and the worst
-        # of that period then (the workers bucket and status say it: D228).
+        # of that period then (the workers bucket and status say it: D227).
         self.late = self.late_counted = self._late_asked = 0.0
         self._said_late = -SAY_EVERY
         master.command_fence(self._fence)

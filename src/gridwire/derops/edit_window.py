@@ -1,5 +1,5 @@
 """The edit window of a stored curve or schedule: what der.curve and der.schedule, and
-der.write_curve and der.write_schedule, do alike (DESIGN D230).
+der.write_curve and der.write_schedule, do alike (DESIGN D229).
 
 The curve block and the schedule block are each a window onto one stored item at a time: a
 selector output picks it, its fields and points follow. Reading one (:func:`select_then_read`)

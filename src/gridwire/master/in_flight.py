@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from gridwire.dnp3.app.fragments import Response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.master.exchange import Transaction
+from gridwire.process.timers import Entry, Timers
 
 
 @dataclass(slots=True, eq=False)
@@ -24,12 +25,14 @@ class InFlight:
     sent_ms: float | None = None
     received_ms: float | None = None
     last_received: float | None = None
-    timer: asyncio.TimerHandle | None = None
+    timers: Timers | None = None
+    timer: Entry | None = None
+    """The deadline's entry in ``timers`` (the loop's one heap of timers, D224)."""
 
     def finish(self) -> None:
         """Wake the caller (the transaction has ended) and stop the timer."""
         if not self.future.done():
             self.future.set_result(None)
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
+        if self.timer is not None and self.timers is not None:
+            self.timers.cancel(self.timer)
+        self.timer = None

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from gridwire.errors import BadParameter, GridwireError
 from gridwire.master.settings import MIN_SCAN_INTERVAL
+from gridwire.process.timers import timers
 
 log = logging.getLogger(__name__)
 
@@ -79,4 +80,4 @@ class Schedules:
             if delay < 0:
                 next_at = self._now()
                 delay = 0.0
-            await asyncio.sleep(delay)
+            await timers().sleep(delay)  # one heap of timers for every schedule (D224)

@@ -57,6 +57,7 @@ from gridwire.master.trace import FrameLog
 from gridwire.master.trace_budget import TraceBudget
 from gridwire.master.wire import Wire
 from gridwire.process.clock import Clock, wall_ms
+from gridwire.process.timers import timers
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +125,7 @@ class Session:
         self.command_hook: CommandHook | None = None  # see CommandHook
         self._rules = ExchangeRules(settings.confirms)
         self._flight: InFlight | None = None
-        self._changed = asyncio.Event()
+        self._changed: asyncio.Event | None = None  # made when someone waits (changed())
         # exchanges by outcome and unsolicited responses since the start (status shows them)
         self.counts: dict[str, int] = {}
         self.connector = Connector(
@@ -185,11 +186,18 @@ class Session:
 
     def changed(self) -> Awaitable[object]:
         """Finishes when the next response or unsolicited response has been taken in."""
-        return self._changed.wait()
+        event = self._changed
+        if event is None:
+            event = self._changed = asyncio.Event()
+        return event.wait()
 
     def _pulse(self) -> None:
-        self._changed.set()
-        self._changed = asyncio.Event()
+        """Wake whoever waits in :meth:`changed` (an event is made only for a waiter: most
+        responses have none, and an event kept per outstation between polls was two more
+        objects for the collector to walk)."""
+        event, self._changed = self._changed, None
+        if event is not None:
+            event.set()
 
     def set_tasks(self, changes: dict[str, Any]) -> TaskSettings:
         tasks = self.runner.tasks.merged(changes, self.allow_control)
@@ -376,7 +384,7 @@ class Session:
             read_retries=self.settings.read_retries,
             broadcast=broadcast,
         )
-        flight = InFlight(transaction, function, body, loop.create_future())
+        flight = InFlight(transaction, function, body, loop.create_future(), timers=timers())
         self._flight = flight
         try:
             flight.sent_ms = self._send("request", function, out.frames, body)
@@ -400,7 +408,8 @@ class Session:
         deadline = flight.transaction.deadline
         assert deadline is not None
         delay = max(0.0, deadline - self.clock.monotonic())  # a deadline on the one clock
-        flight.timer = asyncio.get_running_loop().call_later(delay, self._on_deadline, flight)
+        assert flight.timers is not None
+        flight.timer = flight.timers.call_later(delay, self._on_deadline, flight)
 
     def _on_deadline(self, flight: InFlight) -> None:
         """The timer: ask the rules what the time means (wait on, send again, or ended)."""

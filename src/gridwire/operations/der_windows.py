@@ -1,4 +1,4 @@
-"""What the curve and the schedule operations declare alike (DESIGN D230): reading what a
+"""What the curve and the schedule operations declare alike (DESIGN D229): reading what a
 block's window shows (``der.curve``, ``der.schedule``), selecting it first when a number is
 given, and storing one through the window (``der.write_curve``, ``der.write_schedule``).
 

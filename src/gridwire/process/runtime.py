@@ -1,7 +1,9 @@
 """Process-wide settings of gridwire's long-running commands (console, serve, sep2).
 
 The library never changes the garbage collector: it is process-wide, and a program embedding
-gridwire owns it. The commands that run for days do, once their start-up is done.
+gridwire owns it. The commands that run for days do, once their start-up is done (serve and
+console once the configured outstations are added; a worker again each time the outstations
+it took are connected, :func:`gridwire.service.cluster.run_worker`, D225).
 """
 
 from __future__ import annotations

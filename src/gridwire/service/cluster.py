@@ -33,6 +33,7 @@ from gridwire.der.profiles import ProfileLoader
 from gridwire.evaluate.journal import JOURNAL_SINKS
 from gridwire.master import Master, OutstationSettings
 from gridwire.operations.declaration import OperationTable
+from gridwire.process.runtime import settle_heap
 from gridwire.service.config import ServiceConfig
 from gridwire.service.runner import Opener, check_files
 from gridwire.transports.service import Service
@@ -118,6 +119,25 @@ async def open_front(
             await master.close()
 
 
+SETTLE_EVERY = 5.0
+"""Seconds between a worker's looks at whether its heap should be settled again."""
+
+
+async def _settling(worker: Worker) -> None:
+    """The worker's heap settled as serve's is once its outstations are added (D60, D225):
+    first at start, then whenever it holds more outstations than at the last settling and
+    every one taken has been connected (or failed to be). A worker's outstations come after
+    it starts, so one settling at start would leave every outstation's objects for the
+    collector to walk, at CPython's default thresholds."""
+    settled = -1
+    while True:
+        await asyncio.sleep(SETTLE_EVERY)
+        held = worker.holdings.held
+        if len(held) > settled and all(taken.added.done() for taken in held.values()):
+            settle_heap()
+            settled = len(held)
+
+
 def worker_name() -> str:
     """A worker's name: host, process and a random part (subject-safe)."""
     host = "".join(c if c.isalnum() or c in "-_" else "-" for c in socket.gethostname())
@@ -168,9 +188,11 @@ async def run_worker(
                 f"gridwire worker {wid} ({control}): capacity {capacity}, lease "
                 f"{buckets.lease:g} s, cluster {','.join(settings.servers)}"
             )
+            settling = asyncio.create_task(_settling(worker))
             try:
                 await worker.run(stopping)
             finally:
+                settling.cancel()
                 await server.close()
     finally:
         await master.close()

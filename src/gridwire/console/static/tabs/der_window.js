@@ -1,4 +1,4 @@
-// The edit window of a stored curve or schedule (DESIGN D230): read the one the block shows
+// The edit window of a stored curve or schedule (DESIGN D229): read the one the block shows
 // (der.curve, der.schedule) or select one and read it, plot it, edit its fields and its table
 // of points, and write it (der.write_curve, der.write_schedule), saying where the write
 // stopped and whether what was read back is what was written. Each tab gives what is its own:
