@@ -319,21 +319,19 @@ def parse_frame(raw: Octets) -> LinkFrame:
     return outcome
 
 
-_Layout = tuple[int, tuple[slice, ...], tuple[int, ...]]
+_Layout = tuple[int, tuple[slice, ...]]
 
 
 def _block_layout(length: int) -> _Layout:
-    """For a frame of LENGTH ``length``: its size on the wire, each data block's slice
-    (with its CRC) relative to the frame's first octet, and the CRC residue each block
-    should give."""
+    """For a frame of LENGTH ``length``: its size on the wire, and each data block's slice
+    (with its CRC) relative to the frame's first octet."""
     end = frame_size(length)
     starts = range(HEADER_SIZE, end, BLOCK_SIZE + 2)
-    checked = tuple(slice(a, min(a + BLOCK_SIZE + 2, end)) for a in starts)
-    return end, checked, (RESIDUE,) * len(checked)
+    return end, tuple(slice(a, min(a + BLOCK_SIZE + 2, end)) for a in starts)
 
 
-# Computed once for every LENGTH, so the reader slices and checks blocks in C loops (map).
-_LAYOUT: Final = {length: _block_layout(length) for length in range(MIN_LENGTH, 256)}
+# Computed once for every LENGTH (index 0..4 unused), so the reader only looks them up.
+_LAYOUT: Final = tuple(_block_layout(max(length, MIN_LENGTH)) for length in range(256))
 
 
 def _user_data(raw: bytes) -> bytes:
@@ -365,7 +363,7 @@ def _read_frame(data: bytes, start: int) -> LinkFrame | tuple[str, int] | None:
     length, control, destination, source = _HEADER.unpack_from(data, start + 2)
     if length < MIN_LENGTH:
         return (f"bad length {length}", start + 1)
-    size, checked, good = _LAYOUT[length]
+    size, checked = _LAYOUT[length]
     end = start + size
     if end > len(data):
         return _first_bad_block(data, start, checked)
@@ -373,8 +371,10 @@ def _read_frame(data: bytes, start: int) -> LinkFrame | tuple[str, int] | None:
     if length == MIN_LENGTH:
         user = b""
     else:
-        if tuple(map(_crc, map(raw.__getitem__, checked))) != good:
-            return _first_bad_block(data, start, checked)  # finds it again, to name it
+        # A plain loop: subscripting in the loop is quicker than map(raw.__getitem__, ...).
+        for block in checked:
+            if _crc(raw[block]) != RESIDUE:
+                return _first_bad_block(data, start, checked)  # finds it again, to name it
         user = _user_data(raw)
     dir_, prm, fcb, fcv, function = _CONTROL[control]
     return LinkFrame(dir_, prm, fcb, fcv, function, destination, source, user, raw)
