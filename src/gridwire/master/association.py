@@ -31,7 +31,15 @@ from gridwire.errors import BadParameter
 _USER_DATA: Final = frozenset(
     {PrimaryFunction.UNCONFIRMED_USER_DATA, PrimaryFunction.CONFIRMED_USER_DATA}
 )
+_UNCONFIRMED: Final = PrimaryFunction.UNCONFIRMED_USER_DATA
 _RESPONSES: Final = frozenset({int(FunctionCode.RESPONSE), int(FunctionCode.UNSOLICITED_RESPONSE)})
+# Every CONFIRM fragment (16 sequence numbers, then the same with UNS), built once: one is
+# sent for each fragment of a long response.
+_CONFIRMS: Final = tuple(
+    requests.confirm(seq, unsolicited=unsolicited)
+    for unsolicited in (False, True)
+    for seq in range(APP_SEQ + 1)
+)
 REQUEST_HEADER: Final = 2
 """Octets of a request fragment before its object data: application control, function code."""
 
@@ -179,7 +187,7 @@ class Association:
     def confirm(self, seq: int, *, unsolicited: bool) -> Outgoing:
         """The CONFIRM of a response fragment numbered ``seq`` (with UNS for an unsolicited
         one)."""
-        fragment = requests.confirm(seq & APP_SEQ, unsolicited=unsolicited)
+        fragment = _CONFIRMS[(seq & APP_SEQ) | (16 if unsolicited else 0)]
         return Outgoing(seq, fragment, self.frames(fragment))
 
     def frames(self, fragment: bytes, destination: int | None = None) -> list[bytes]:
@@ -196,8 +204,21 @@ class Association:
         out = Received()
         items = self._reader.feed(data)
         out.frames = items
+        master, outstation = self.master, self.outstation
         for item in items:
-            if isinstance(item, LinkFrame):
+            if not isinstance(item, LinkFrame):
+                continue
+            # The usual frame, an outstation's unconfirmed user data to this master, takes
+            # no link answer: straight to the transport (what _frame would do, fewer steps).
+            if (
+                item.function is _UNCONFIRMED
+                and item.prm
+                and not item.dir
+                and item.destination == master
+                and item.source == outstation
+            ):
+                self._segment(item.data, out)
+            else:
                 self._frame(item, out)
         return out
 
@@ -219,7 +240,13 @@ class Association:
                 out.discarded.append("a confirmed frame repeated (same FCB): acknowledged again")
                 return
             self._fcb = not frame.fcb
-        result = self._reassembler.feed(frame.data)
+        self._segment(frame.data, out)
+
+    def _segment(self, tpdu: bytes, out: Received) -> None:
+        """A transport segment from the outstation's user data frame."""
+        result = self._reassembler.feed(tpdu)
+        if result is None:
+            return  # kept; the fragment goes on
         discard = self._reassembler.last_discard
         if discard is not None:
             out.discarded.append(f"{discard.reason} ({discard.octets} octets)")
