@@ -123,6 +123,10 @@ class Wire:
     def received(self, frames: list[LinkFrame | Dropped], now_ms: float) -> None:
         """Frames (and runs of dropped octets) just read from the connection, in order."""
         log_received = self.frames.log_received
+        if not self._bus.subscribers and self._flow is None:
+            for item in frames:  # nobody listens and no capture: only the trace keeps them
+                log_received(item, now_ms)
+            return
         for item in frames:
             raw = item.raw if isinstance(item, LinkFrame) else item.octets
             self._logged(log_received(item, now_ms), Direction.TO_MASTER, raw, now_ms)
