@@ -16,7 +16,7 @@ from gridwire.der.store import load_point_map
 from gridwire.errors import ConfigError
 from gridwire.net.binding import parse_bind
 from gridwire.net.sockets import listen_failure
-from gridwire.outstation.config import RANGE_GAPS
+from gridwire.outstation.config import DEFERRABLE, RANGE_GAPS
 from gridwire.outstation.database_file import database_from_json, default_database, load_database
 from gridwire.outstation.device import Device
 from gridwire.outstation.generic import GenericDevice
@@ -96,6 +96,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="with --files: masters may write, append to and delete files there",
     )
+    parser.add_argument(
+        "--files-defer",
+        action="append",
+        choices=DEFERRABLE,
+        metavar="REQUEST",
+        help=(
+            "with --files: answer REQUEST with a null response now and its answer later as a "
+            "file event (class 1), as an outstation busy with its file system does "
+            f"(repeatable; one of {', '.join(DEFERRABLE)})"
+        ),
+    )
     sim_drops.add_options(parser)
     parser.add_argument("--verbose", "-v", action="store_true", help="log connections")
     parser.set_defaults(func=run)
@@ -131,8 +142,12 @@ def settings_of(args: argparse.Namespace) -> SimSettings:
         config.files = args.files.resolve()
     if args.files_writable:
         config.files_writable = True
+    if args.files_defer:
+        config.files_defer = tuple(dict.fromkeys((*config.files_defer, *args.files_defer)))
     if config.files_writable and config.files is None:
         raise ConfigError("--files-writable needs --files DIR")
+    if config.files_defer and config.files is None:
+        raise ConfigError("--files-defer needs --files DIR")
     tls_files = (args.tls_ca, args.tls_certificate, args.tls_key)
     if any(f is not None for f in tls_files):
         if not all(f is not None for f in tls_files):

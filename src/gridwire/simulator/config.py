@@ -8,7 +8,7 @@ Keys of the file (all optional; documented in docs/outstation.md)::
      "tls": {"ca": "FILE", "certificate": "FILE", "key": "FILE", "allow": ["NAME or SHA-256"]},
      "select_timeout": 10, "confirm_timeout": 5, "unsolicited_retry": 5, "tick": 1.0,
      "variations": {"ai": {"static": 5, "event": 7}}, "misbehave": [], "range_gaps": "refuse",
-     "files": "DIR", "files_writable": false}
+     "files": "DIR", "files_writable": false, "files_defer": []}
 
 ``variations`` sets the DER's variations per point type (the generic database takes them in
 its own file). ``range_gaps`` says how a read naming an index with no point is answered
@@ -19,7 +19,8 @@ outstation's deviations, rules it breaks on purpose
 and, with ``der``, rules the simulated DER breaks (:mod:`gridwire.simulator.misbehaviour`:
 ``inputs_online_when_disabled``, ``start_without_permission``, ``accept_locked_curve_edits``).
 ``files`` is a directory served by the file procedures (group 70), read-only unless
-``files_writable`` (:mod:`gridwire.outstation.files`).
+``files_writable`` (:mod:`gridwire.outstation.files`); ``files_defer`` names the file
+requests answered later, as file events (``OPEN_FILE``..., DESIGN D200).
 
 Relative file names in the file are taken relative to the file's folder. ``bind`` (and
 ``--bind``) are read by the rule of every bind (:mod:`gridwire.net.binding`), the port 20000
@@ -67,6 +68,7 @@ _KEYS = frozenset(
         "range_gaps",
         "files",
         "files_writable",
+        "files_defer",
     }
 )
 
@@ -145,6 +147,11 @@ def settings_from_json(document: Mapping[str, Any], base: Path) -> SimSettings:
         config.files = (base / text(document["files"], "files")).resolve()
     if "files_writable" in document:
         config.files_writable = flag(document["files_writable"], "files_writable")
+    if "files_defer" in document:
+        names = document["files_defer"]
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ConfigError("files_defer: a list of file request names")
+        config.files_defer = tuple(names)
     return settings
 
 
