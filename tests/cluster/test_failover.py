@@ -33,11 +33,8 @@ from gridwire.master import Master, OutstationSettings
 from tests.support.nats import (
     GridwireProcess,
     NatsServer,
-    front_args,
     front_call,
-    front_port,
-    gridwire_process,
-    worker_args,
+    start_cluster,
 )
 from tests.support.net import free_port
 from tests.support.peers import yadnp3_outstation
@@ -64,17 +61,9 @@ def test_kill_9_worker_taken_over_within_bound_no_control_twice(server: NatsServ
     with ExitStack() as stack:
         peers = [stack.enter_context(yadnp3_outstation(points=2)) for _ in range(2)]
         prefix = ["--cluster-prefix", "kill"]
-        workers = {
-            name: stack.enter_context(
-                gridwire_process(worker_args(server, "--name", name, *prefix))
-            )
-            for name in ("wa", "wb")
-        }
-        port = front_port()
-        front = stack.enter_context(gridwire_process(front_args(server, port, *prefix)))
-        for process in (*workers.values(), front):
-            process.wait_for("gridwire ")
-        front.wait_for("gridwire console")
+        cluster = start_cluster(stack, server, ("wa", "wb"), *prefix)
+        workers, port = cluster.workers, cluster.port
+        cluster.wait_ready()
         http = stack.enter_context(httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60))
         for n, peer in enumerate(peers):
             assert front_call(http, "add", name=f"os{n}", host="127.0.0.1", port=peer.port)["ok"]
@@ -128,11 +117,9 @@ def test_sigstop_past_the_lease_then_sigcont_sends_nothing_commanding(
     prefix = ["--cluster-prefix", "pause"]
     with ExitStack() as stack:
         peer = stack.enter_context(yadnp3_outstation(points=2))
-        worker = stack.enter_context(gridwire_process(worker_args(server, "--name", "ws", *prefix)))
-        port = front_port()
-        front = stack.enter_context(gridwire_process(front_args(server, port, *prefix)))
-        worker.wait_for("gridwire worker")
-        front.wait_for("gridwire console")
+        cluster = start_cluster(stack, server, ("ws",), *prefix)
+        worker, port = cluster.workers["ws"], cluster.port
+        cluster.wait_ready()
         http = stack.enter_context(httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60))
         assert front_call(http, "add", name="os", host="127.0.0.1", port=peer.port)["ok"]
         assert front_call(http, "operate", outstation="os", points={"ao": {"0": 1.0}})["ok"]

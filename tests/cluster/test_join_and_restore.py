@@ -30,10 +30,9 @@ from gridwire.master import Master
 from tests.evaluate.stops import relayed
 from tests.support.nats import (
     NatsServer,
-    front_args,
     front_call,
-    front_port,
     gridwire_process,
+    start_cluster,
     worker_args,
 )
 from tests.support.peers import OutstationPeer, yadnp3_der, yadnp3_outstation
@@ -105,12 +104,10 @@ def test_a_worker_that_joins_takes_its_share_and_interrupts_nothing_else(
     count, poll = 6, 0.25
     prefix = ["--cluster-prefix", "join"]
     with ExitStack() as stack:
-        first = stack.enter_context(gridwire_process(worker_args(server, "--name", "wa", *prefix)))
-        port = front_port()
-        front = stack.enter_context(gridwire_process(front_args(server, port, *prefix)))
+        cluster = start_cluster(stack, server, ("wa",), *prefix)
+        port = cluster.port
         peers = _all_started(stack, [yadnp3_outstation(points=2) for _ in range(count)])
-        first.wait_for("gridwire worker")
-        front.wait_for("gridwire console")
+        cluster.wait_ready()
         http = stack.enter_context(httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60))
         by_name = {f"os{n}": peer for n, peer in enumerate(peers)}
         with ThreadPoolExecutor(count) as pool:  # added together, each answered once connected
@@ -202,18 +199,11 @@ def test_a_lost_workers_evaluation_is_put_back_by_the_worker_that_takes_over(
 ) -> None:
     prefix = ["--cluster-prefix", "restore", "--tables", str(MAP)]
     with ExitStack() as stack:
-        workers = {
-            name: stack.enter_context(
-                gridwire_process(worker_args(server, "--name", name, *prefix))
-            )
-            for name in ("ra", "rb")
-        }
-        port = front_port()
-        front = stack.enter_context(gridwire_process(front_args(server, port, *prefix)))
+        cluster = start_cluster(stack, server, ("ra", "rb"), *prefix)
+        workers, port = cluster.workers, cluster.port
         peer = stack.enter_context(yadnp3_der(MAP))
         relay = stack.enter_context(relayed(peer.port, 0.2))  # the check lasts seconds
-        for process in (*workers.values(), front):
-            process.wait_for("gridwire ")
+        cluster.wait_ready()
         http = stack.enter_context(httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=90))
         added = front_call(
             http, "add", name="der", host="127.0.0.1", port=relay.port, profile="ieee1815.2"

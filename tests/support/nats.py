@@ -179,6 +179,35 @@ def front_port() -> int:
     return free_port()
 
 
+@dataclass
+class Cluster:
+    """Workers and a front on one NATS server, started (:func:`start_cluster`)."""
+
+    workers: dict[str, GridwireProcess]
+    front: GridwireProcess
+    port: int
+
+    def wait_ready(self) -> None:
+        """Until every worker and the front said they run."""
+        for worker in self.workers.values():
+            worker.wait_for("gridwire worker")
+        self.front.wait_for("gridwire console")
+
+
+def start_cluster(
+    stack: ExitStack, server: NatsServer, names: Sequence[str], *more: str
+) -> Cluster:
+    """Workers named ``names`` and a front on ``server``, each given ``more``, stopped with
+    ``stack``; not waited for (start peers meanwhile, then :meth:`Cluster.wait_ready`)."""
+    workers = {
+        name: stack.enter_context(gridwire_process(worker_args(server, "--name", name, *more)))
+        for name in names
+    }
+    port = front_port()
+    front = stack.enter_context(gridwire_process(front_args(server, port, *more)))
+    return Cluster(workers, front, port)
+
+
 def front_call(http: httpx.Client, op: str, **params: object) -> dict[str, Any]:
     """An operation through a front's HTTP API (POST /api/<op>): its envelope."""
     data: dict[str, Any] = http.post(f"/api/{op}", json=params).json()
