@@ -125,10 +125,10 @@ SETTLE_EVERY = 5.0
 
 async def _settling(worker: Worker) -> None:
     """The worker's heap settled as serve's is once its outstations are added (D60, D225):
-    first at start, then whenever it holds more outstations than at the last settling and
-    every one taken has been connected (or failed to be). A worker's outstations come after
-    it starts, so one settling at start would leave every outstation's objects for the
-    collector to walk, at CPython's default thresholds."""
+    first SETTLE_EVERY seconds after start, then whenever it holds more outstations than at
+    the last settling and every one taken has been connected (or failed to be). A worker's
+    outstations come after it starts, so one settling at start would leave every
+    outstation's objects for the collector to walk, at CPython's default thresholds."""
     settled = -1
     while True:
         await asyncio.sleep(SETTLE_EVERY)
