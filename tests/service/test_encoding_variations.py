@@ -15,7 +15,7 @@ from gridwire.dnp3.objects.fixed import fixed_codec
 from gridwire.dnp3.objects.packed import decode_packed, packed_size
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.dnp3.objects.table import VARIATIONS, Layout, Variation, lookup
-from gridwire.operations.encoding import CHUNK, _msgspec_form, _slice, dumps, encode
+from gridwire.operations.encoding import CHUNK, _msgspec_form, array_json, dumps, encode
 
 
 def _decl(group: int, variation: int) -> Variation:
@@ -63,7 +63,7 @@ def test_every_variation_is_written_fast_and_as_orjson_writes_it() -> None:
     fast = set()
     for decl in DECODED:
         objects = decoded(decl, b"", 7, 1_700_000_000_000) * 5
-        assert _slice(objects) == dumps(objects), decl.name
+        assert array_json(objects) == dumps(objects), decl.name
         if _msgspec_form(objects) is not None:
             fast.add((decl.group, decl.variation))
     assert fast == {(v.group, v.variation) for v in DECODED}
@@ -80,7 +80,7 @@ def test_decoded_octets_are_written_field_by_field_as_before(
     decl: Variation, octets: bytes, start: int, base_ms: int | None
 ) -> None:
     objects = decoded(decl, octets, start, base_ms)
-    fast = _slice(objects)
+    fast = array_json(objects)
     assert fast == dumps(objects)
     assert orjson.loads(fast) == [orjson.loads(dumps(obj)) for obj in objects]
     if not _exponent_or_nan(objects):
@@ -101,7 +101,7 @@ def test_a_mixed_answer_past_a_slice_is_orjsons() -> None:
 def test_octet_strings_and_times_written_from_octets_decoded_by_hand() -> None:
     # g110v2, points 5-6 (qualifier 0x00 start 5 stop 6): "AB" then 0x00 0xFF.
     strings = fixed_codec(_decl(110, 2)).ranged(b"AB\x00\xff", range(5, 7), None, None)
-    assert _slice(strings) == (
+    assert array_json(strings) == (
         b'[{"type":null,"group":110,"variation":2,"index":5,"name":null,"value":"4142",'
         b'"flags":null,"time_ms":null,"synchronized":null,"event":false},'
         b'{"type":null,"group":110,"variation":2,"index":6,"name":null,"value":"00ff",'
@@ -111,7 +111,7 @@ def test_octet_strings_and_times_written_from_octets_decoded_by_hand() -> None:
     octets = b"\xe8\x03\x00\x00\x00\x00" + b"\x0a\x00\x00\x00" + b"\x03"
     times = fixed_codec(_decl(50, 4)).ranged(octets, range(0, 1), None, None)
     assert _msgspec_form(times) is not None
-    assert _slice(times) == (
+    assert array_json(times) == (
         b'[{"type":null,"group":50,"variation":4,"index":0,"name":null,'
         b'"value":{"time_ms":1000,"interval":10,"units":"MINUTES"},'
         b'"flags":null,"time_ms":1000,"synchronized":null,"event":false}]'

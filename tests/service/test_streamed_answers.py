@@ -1,7 +1,8 @@
 """A long answer streamed a slice at a time (D222): the line service's octets for a real
 multi-fragment scan of yadnp3 against orjson's for the same exchange, built field by field
 from the contract's names; whole lines for a subscribed connection; the dispatcher's pieces,
-a command's whole answer, and an answer that fails half way cutting the connection."""
+a command's whole answer, and an answer that fails half way cutting the connection. The
+scan's objects are written as its fragments arrive (D232)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ import orjson
 import pytest
 from pydantic import BaseModel
 
+from gridwire.dnp3.app.fragments import Response
 from gridwire.master import Master
 from gridwire.master.records import Exchange
+from gridwire.operations import dispatch
 from gridwire.operations.context import Context
 from gridwire.operations.declaration import OperationTable, declare
 from gridwire.operations.dispatch import AnswerCut, Dispatcher
@@ -75,9 +78,26 @@ def expected(ident: int, exchange: Exchange) -> bytes:
 
 
 @pytest.mark.interop
-async def test_a_streamed_scan_is_orjsons_octets_and_a_subscriber_gets_whole_lines() -> None:
+async def test_a_streamed_scan_is_orjsons_octets_and_a_subscriber_gets_whole_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # 100 points of each of yadnp3's nine types: 900 objects (octet strings and times with
-    # intervals among them) in more than one fragment, more than one slice.
+    # intervals among them) in more than one fragment, more than one slice. Their JSON is
+    # made fragment by fragment as they arrive (D232): every fragment is observed, and the
+    # answer is joined from those parts.
+    observers: list[Watched] = []
+
+    class Watched(dispatch.EarlyObjects):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fragments = 0
+            observers.append(self)
+
+        def __call__(self, response: Response) -> None:
+            self.fragments += 1
+            super().__call__(response)
+
+    monkeypatch.setattr(dispatch, "EarlyObjects", Watched)
     with yadnp3_outstation(points=100) as peer:
         async with (
             running_service(outstations=[outstation(peer.port)]) as running,
@@ -103,6 +123,8 @@ async def test_a_streamed_scan_is_orjsons_octets_and_a_subscriber_gets_whole_lin
             assert exchange.fragments > 1 and exchange.object_count > CHUNK
             assert exchange.undecoded == []
             assert raw == expected(7, exchange)
+            scanned = observers[-1]
+            assert (scanned.fragments, scanned.used) == (exchange.fragments, 1)
             # A subscribed connection's answer is whole: events come between lines, never
             # inside one (each line the harness reads must be JSON on its own).
             ok(await watcher.call("subscribe"))

@@ -1,15 +1,38 @@
 """The request a session has in flight: its transaction, what a retry sends again, the future
-its caller awaits, what arrived and when, and the timer (:class:`~gridwire.master.session.Session`)."""
+its caller awaits, what arrived and when, the timer (:class:`~gridwire.master.session.Session`),
+and who watches the fragments it takes in.
+
+An operation whose answer is the exchange itself (a scan, a read) can have its objects'
+JSON made fragment by fragment, while the outstation builds the next one (D232): it sets
+:data:`taken_observer` around its call, and each response fragment the request takes in is
+handed to that observer once its objects are decoded, named and kept (the CONFIRM has
+already left). Nothing else is observed: a fleet's polls, run by their own tasks, never see
+an operation's observer, and cost nothing more.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gridwire.dnp3.app.fragments import Response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.master.exchange import Transaction
 from gridwire.process.timers import Entry, Timers
+
+log = logging.getLogger(__name__)
+
+TakenObserver = Callable[[Response], None]
+"""Handed each response fragment a request takes in, in order, after its objects are kept.
+It must be quick (it runs as the fragment is read) and must not change the objects."""
+
+taken_observer: contextvars.ContextVar[TakenObserver | None] = contextvars.ContextVar(
+    "gridwire_taken_observer", default=None
+)
+"""The observer of the requests made in this context (an operation's call), or None."""
 
 
 @dataclass(slots=True, eq=False)
@@ -28,6 +51,18 @@ class InFlight:
     timers: Timers | None = None
     timer: Entry | None = None
     """The deadline's entry in ``timers`` (the loop's one heap of timers, D224)."""
+    observer: TakenObserver | None = None
+    """Who is handed each response fragment taken in (:data:`taken_observer`), if anyone."""
+
+    def take(self, response: Response) -> None:
+        """Keep ``response``, a fragment taken in, and hand it to the observer if there is
+        one; what the observer raises is logged, and the answer is then made without it."""
+        self.responses.append(response)
+        if self.observer is not None:
+            try:
+                self.observer(response)
+            except Exception:
+                log.exception("the observer of a response fragment failed")
 
     def finish(self) -> None:
         """Wake the caller (the transaction has ended) and stop the timer."""

@@ -45,7 +45,7 @@ from gridwire.master.deviations import Deviations
 from gridwire.master.exchange import ExchangeRules, Verdict
 from gridwire.master.gate import CONTROL_FUNCTIONS
 from gridwire.master.hold import Hold
-from gridwire.master.in_flight import InFlight
+from gridwire.master.in_flight import InFlight, taken_observer
 from gridwire.master.records import Outcome, OutstationStatus, exchange_record
 from gridwire.master.scans import scan_body
 from gridwire.master.schedules import Schedules
@@ -320,7 +320,7 @@ class Session:
         flight = self._flight
         response = self._take_in(fragment, verdict.confirm)
         if flight is not None:
-            flight.responses.append(response)
+            flight.take(response)
             if flight.received_ms is None:
                 flight.received_ms = now_ms
             flight.last_received = self.clock.monotonic()
@@ -385,6 +385,7 @@ class Session:
             broadcast=broadcast,
         )
         flight = InFlight(transaction, function, body, loop.create_future(), timers=timers())
+        flight.observer = taken_observer.get()
         self._flight = flight
         try:
             flight.sent_ms = self._send("request", function, out.frames, body)

@@ -30,9 +30,11 @@ from pydantic import BaseModel, ValidationError
 
 from gridwire.errors import GridwireError, InternalError, OperationError, RequestError
 from gridwire.master import command_log, gate
+from gridwire.master.records import Exchange
 from gridwire.operations.context import Context
 from gridwire.operations.declaration import Operation, OperationTable
-from gridwire.operations.encoding import dumps, encode_parts, is_big
+from gridwire.operations.early_json import EarlyObjects, observing
+from gridwire.operations.encoding import ListParts, dumps, encode_parts, is_big
 from gridwire.operations.limits import ID_LENGTH
 
 log = logging.getLogger("gridwire.service")
@@ -144,7 +146,15 @@ class Dispatcher:
     ) -> tuple[Answer, str | list[bytes | memoryview]]:
         """Call the handler: its answer, and what it came to as a command record's result
         (an error's text, or the parts of the result's JSON, made text only when a record
-        needs it). A long answer goes to the message's stream, if it has one."""
+        needs it). A long answer goes to the message's stream, if it has one. An exchange's
+        objects are written as its fragments arrive (D232)."""
+        early = EarlyObjects() if operation.result is Exchange else None
+        with observing(early):
+            return await self._answered(operation, params, ident, early)
+
+    async def _answered(
+        self, operation: Operation[Any], params: BaseModel, ident: Any, early: ListParts | None
+    ) -> tuple[Answer, str | list[bytes | memoryview]]:
         try:
             outcome = operation.handler(self.context, params)
             if inspect.isawaitable(outcome):
@@ -156,7 +166,8 @@ class Dispatcher:
         stream = _stream.get()
         streaming = _Streaming(head, stream) if stream is not None and is_big(outcome) else None
         try:
-            parts = await encode_parts(outcome, None if streaming is None else streaming.flush)
+            flush = None if streaming is None else streaming.flush
+            parts = await encode_parts(outcome, flush, early)
         except Exception as exc:
             log.exception("%s: its result could not be written as JSON", operation.name)
             if streaming is not None and streaming.started:

@@ -15,9 +15,11 @@ A slice of decoded objects (a scan's ``objects``) is written by msgspec, which w
 ``DnpObject`` (a msgspec Struct, D221) about five times as fast as orjson writes it (DESIGN
 D150, D206), when its octets are sure to be
 orjson's: every value a boolean, an integer, text, null or a float below 1e16 (from 1e16 up
-orjson writes an exponent as ``e+16`` and msgspec as ``e16``), or a record whose fields all are,
-or octets (msgspec would write base64: they go as hexadecimal text through structs made column
-by column in C). Any other slice is written by orjson. :func:`encode_parts` gives the octets in
+orjson writes an exponent as ``e+16`` and msgspec as ``e16``), an octet string's value
+(:class:`~gridwire.dnp3.objects.records.Octets`, which msgspec hands to a hook that writes it as
+hexadecimal text, D233), or a record whose fields all are; or other ``bytes`` (msgspec would
+write base64: they go as hexadecimal text through structs made column by column in C). Any
+other slice is written by orjson. :func:`encode_parts` gives the octets in
 parts, for an envelope to be joined around them once (D207), or handed to a transport a slice
 at a time as they are made (D222).
 """
@@ -33,13 +35,13 @@ from itertools import starmap
 from math import isnan
 from operator import attrgetter
 from pathlib import PurePath
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 import orjson
 from pydantic import BaseModel
 
-from gridwire.dnp3.objects.records import DnpObject
+from gridwire.dnp3.objects.records import DnpObject, Octets
 
 CHUNK = 512
 """Lists longer than this are encoded a slice of this many items at a time."""
@@ -66,8 +68,16 @@ def dumps(value: Any) -> bytes:
     return orjson.dumps(value, default=_default, option=_OPTIONS)
 
 
-_OBJECTS = msgspec.json.Encoder()
-_PLAIN = frozenset((bool, int, str, type(None)))
+def _octets_hex(value: Any) -> Any:
+    """msgspec's hook for what it does not write by itself: an octet string's value
+    (:class:`Octets`, a ``bytes`` subclass) as hexadecimal text, as :func:`_default` does."""
+    if type(value) is Octets:
+        return value.hex()
+    raise NotImplementedError(f"msgspec does not write {type(value).__name__} here")
+
+
+_OBJECTS = msgspec.json.Encoder(enc_hook=_octets_hex)
+_PLAIN = frozenset((bool, int, str, type(None), Octets))
 _EXPONENT = 1e16  # orjson and msgspec write every float below this alike
 _VALUE = attrgetter("value")
 
@@ -141,8 +151,9 @@ def _msgspec_form(items: list[Any]) -> list[Any] | None:
     return _hexed(items, values, only_bytes=False) if bytes in kinds else items
 
 
-def _slice(items: list[Any]) -> bytes:
-    """A JSON array of ``items``, exactly as :func:`dumps` writes it."""
+def array_json(items: list[Any]) -> bytes:
+    """A JSON array of ``items``, exactly as :func:`dumps` writes it (by msgspec where it
+    can, see the module's text)."""
     form = _msgspec_form(items) if items else None
     return dumps(items) if form is None else _OBJECTS.encode(form)
 
@@ -173,6 +184,17 @@ async def encode(value: Any) -> bytes:
     return b"".join(await encode_parts(value))
 
 
+Part = bytes | memoryview
+"""A piece of an answer's JSON."""
+
+
+class ListParts(Protocol):
+    """Lists whose JSON is already made (an operation's :class:`EarlyObjects`, D232)."""
+
+    def parts_for(self, items: list[Any]) -> list[Part] | None:
+        """The JSON array of ``items`` in parts, or None when it is not made already."""
+
+
 Flush = Callable[[list[bytes | memoryview]], None]
 """Takes the parts made so far, each time the encoder is about to yield (see encode_parts)."""
 
@@ -182,43 +204,51 @@ def is_big(value: Any) -> bool:
     return _big(value)
 
 
-async def encode_parts(value: Any, flush: Flush | None = None) -> list[bytes | memoryview]:
+async def encode_parts(
+    value: Any, flush: Flush | None = None, made: ListParts | None = None
+) -> list[bytes | memoryview]:
     """The octets of ``dumps(value)`` in parts, in order, yielding to the event loop between
     slices of long lists: an envelope around them is then joined once (1.3 MB for a
     9000-point scan), not copied once more.
 
     With ``flush``, the parts made so far are handed to it each time the encoder is about to
     yield, and then forgotten: a transport sends a slice while the next is made (D222). The
-    parts returned are those made after the last flush."""
+    parts returned are those made after the last flush. A long list whose JSON ``made``
+    already has (an exchange's objects written as they arrived, D232) is taken from it."""
     if not _big(value):
         return [dumps(value)]
     parts: list[bytes | memoryview] = []
-    await _encode_into(value, parts, 0, flush)
+    await _encode_into(value, parts, 0, _Writing(flush, made))
     return parts
 
 
+class _Writing:
+    """What one :func:`encode_parts` call hands down its walk."""
+
+    __slots__ = ("flush", "made")
+
+    def __init__(self, flush: Flush | None, made: ListParts | None) -> None:
+        self.flush = flush
+        self.made = made
+
+
 async def _encode_into(
-    value: Any, parts: list[bytes | memoryview], depth: int, flush: Flush | None = None
+    value: Any, parts: list[bytes | memoryview], depth: int, writing: _Writing
 ) -> None:
     if not _big(value, depth):
         parts.append(dumps(value))
     elif isinstance(value, list) and len(value) > CHUNK:
-        parts.append(b"[")
-        for start in range(0, len(value), CHUNK):
-            if start:
-                parts.append(b",")
-                if flush is not None:
-                    flush(parts)
-                    parts.clear()
-                await asyncio.sleep(0)
-            parts.append(memoryview(_slice(value[start : start + CHUNK]))[1:-1])
-        parts.append(b"]")
+        made = None if writing.made is None else writing.made.parts_for(value)
+        if made is not None:
+            parts += made
+        else:
+            await _long_list(value, parts, writing.flush)
     elif isinstance(value, list):
         parts.append(b"[")
         for position, item in enumerate(value):
             if position:
                 parts.append(b",")
-            await _encode_into(item, parts, depth + 1, flush)
+            await _encode_into(item, parts, depth + 1, writing)
         parts.append(b"]")
     else:
         items = (
@@ -232,8 +262,24 @@ async def _encode_into(
                 parts.append(b",")
             parts.append(dumps(key))
             parts.append(b":")
-            await _encode_into(item, parts, depth + 1, flush)
+            await _encode_into(item, parts, depth + 1, writing)
         parts.append(b"}")
+
+
+async def _long_list(
+    value: list[Any], parts: list[bytes | memoryview], flush: Flush | None
+) -> None:
+    """A list longer than CHUNK, a slice at a time, yielding (and flushing) between slices."""
+    parts.append(b"[")
+    for start in range(0, len(value), CHUNK):
+        if start:
+            parts.append(b",")
+            if flush is not None:
+                flush(parts)
+                parts.clear()
+            await asyncio.sleep(0)
+        parts.append(memoryview(array_json(value[start : start + CHUNK]))[1:-1])
+    parts.append(b"]")
 
 
 class EventEncoder:

@@ -94,4 +94,4 @@ def constant(attribute: str, expression: str) -> Field:
 
 def octets(length: int) -> Field:
     """An octet string of ``length`` octets (g110-g113, whose variation is the length)."""
-    return Field(f"{length}s", (("value", "{0}"),), f"{length}s", f"OCT(v, {length})")
+    return Field(f"{length}s", (("value", "OS({0})"),), f"{length}s", f"OCT(v, {length})")

@@ -26,7 +26,7 @@ from typing import Any
 from gridwire.dnp3.errors import EncodeError
 from gridwire.dnp3.objects.controls import OP_NAMES, STATUS_NAMES, status_code
 from gridwire.dnp3.objects.flags import double_bit_code, flag_names
-from gridwire.dnp3.objects.records import DnpObject
+from gridwire.dnp3.objects.records import DnpObject, Octets
 from gridwire.dnp3.objects.singles import single_bits, single_from_octets
 from gridwire.dnp3.objects.table import Variation
 from gridwire.dnp3.objects.times import UNIT_NAMES, unit_code
@@ -76,6 +76,7 @@ def _namespace(decl: Variation) -> dict[str, Any]:
         "N32": single_from_octets,
         "F32": single_bits,
         "OCT": exact_octets,
+        "OS": Octets,
     }
 
 

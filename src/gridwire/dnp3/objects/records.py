@@ -22,6 +22,14 @@ from typing import TypeAlias
 import msgspec
 
 
+class Octets(bytes):
+    """An octet string's value (g110-g113): ``bytes`` in every way, of a type of its own so
+    that a JSON writer can tell it at once (the service writes it as hexadecimal text, and
+    msgspec hands it to an ``enc_hook`` instead of writing base64, D233)."""
+
+    __slots__ = ()
+
+
 class DnpObject(msgspec.Struct, gc=False):
     """One decoded object: a point's value, an event, a command, a time, an attribute...
 
