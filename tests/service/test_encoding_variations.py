@@ -11,11 +11,20 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gridwire.dnp3.app.headers import ObjectHeader
 from gridwire.dnp3.objects.fixed import fixed_codec
 from gridwire.dnp3.objects.packed import decode_packed, packed_size
 from gridwire.dnp3.objects.records import DnpObject
 from gridwire.dnp3.objects.table import VARIATIONS, Layout, Variation, lookup
-from gridwire.operations.encoding import CHUNK, _msgspec_form, array_json, dumps, encode
+from gridwire.operations.encoding import (
+    CHUNK,
+    _always_alike,
+    _msgspec_form,
+    array_json,
+    dumps,
+    encode,
+    fragment_json,
+)
 
 
 def _decl(group: int, variation: int) -> Variation:
@@ -82,6 +91,10 @@ def test_decoded_octets_are_written_field_by_field_as_before(
     objects = decoded(decl, octets, start, base_ms)
     fast = array_json(objects)
     assert fast == dumps(objects)
+    # A fragment's objects written without a look when their variation is always written
+    # alike (D232): those with floats are not, and still come out as orjson writes them.
+    header = ObjectHeader(decl.group, decl.variation, qualifier=0x00, offset=0)
+    assert fragment_json(objects, [header]) == fast
     assert orjson.loads(fast) == [orjson.loads(dumps(obj)) for obj in objects]
     if not _exponent_or_nan(objects):
         assert _msgspec_form(objects) is not None, decl.name
@@ -116,3 +129,15 @@ def test_octet_strings_and_times_written_from_octets_decoded_by_hand() -> None:
         b'"value":{"time_ms":1000,"interval":10,"units":"MINUTES"},'
         b'"flags":null,"time_ms":1000,"synchronized":null,"event":false}]'
     )
+
+
+def test_variations_with_floats_or_other_octets_are_looked_at() -> None:
+    # Written without a look: integers, flags, times, CROBs, octet strings (Octets, D233).
+    for group, variation in ((1, 2), (20, 1), (30, 1), (50, 4), (12, 1), (41, 1), (110, 7)):
+        assert _always_alike(group, variation), (group, variation)
+    # Looked at: floats (30v5, 41v3's AnalogCommand), free formats (g70), none (g60).
+    for group, variation in ((30, 5), (32, 7), (41, 3), (70, 5), (60, 1), (0, 240)):
+        assert not _always_alike(group, variation), (group, variation)
+    big = decoded(_decl(30, 5), b"\x01\x00\x00\x80\x5a", 0, None)  # 1.8e16: e+16 in orjson
+    header = ObjectHeader(30, 5, qualifier=0x00, offset=0)
+    assert fragment_json(big, [header]) == dumps(big) and b"e+16" in dumps(big)

@@ -8,8 +8,8 @@ top of it. An operation whose answer is the exchange itself therefore hands the 
 each fragment's objects as that fragment is taken in, in the waits, and the answer's encoder
 then joins those parts (D232).
 
-The parts are written by the one slice writer of :mod:`.encoding`, so the octets are those
-``dumps`` gives. They are used only for a list made of the observed fragments' object lists,
+The parts are written by :func:`~gridwire.operations.encoding.fragment_json`, so the octets
+are those ``dumps`` gives. They are used only for a list made of the observed fragments' object lists,
 in order, as :func:`~gridwire.master.records.exchange_record` makes an exchange's objects:
 the last fragments' lists, whose lengths add up to the list's, with each one's first and last
 object at its place. Any other list is written as before.
@@ -24,7 +24,7 @@ from typing import Any
 
 from gridwire.dnp3.app.fragments import Response
 from gridwire.master.in_flight import taken_observer
-from gridwire.operations.encoding import Part, array_json
+from gridwire.operations.encoding import Part, fragment_json
 
 
 class EarlyObjects:
@@ -43,7 +43,8 @@ class EarlyObjects:
     def __call__(self, response: Response) -> None:
         objects = response.objects
         if objects and not self.closed:
-            self._taken.append((objects, memoryview(array_json(objects))[1:-1]))
+            octets = fragment_json(objects, response.headers)
+            self._taken.append((objects, memoryview(octets)[1:-1]))
 
     def close(self) -> None:
         """Observe no more, and let the parts go (an answer made from them holds its own)."""

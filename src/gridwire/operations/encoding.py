@@ -41,7 +41,11 @@ import msgspec
 import orjson
 from pydantic import BaseModel
 
+from gridwire.dnp3.app.headers import ObjectHeader
+from gridwire.dnp3.objects.fixed import fixed_codec
+from gridwire.dnp3.objects.packed import decode_packed, packed_size
 from gridwire.dnp3.objects.records import DnpObject, Octets
+from gridwire.dnp3.objects.table import Layout, lookup
 
 CHUNK = 512
 """Lists longer than this are encoded a slice of this many items at a time."""
@@ -156,6 +160,39 @@ def array_json(items: list[Any]) -> bytes:
     can, see the module's text)."""
     form = _msgspec_form(items) if items else None
     return dumps(items) if form is None else _OBJECTS.encode(form)
+
+
+def fragment_json(objects: list[DnpObject], headers: list[ObjectHeader]) -> bytes:
+    """The objects the decoder made for one fragment's ``headers`` (named or not, otherwise
+    as made) as a JSON array, exactly as :func:`dumps` writes them: by msgspec without a look
+    at them when every header's variation is always written alike (:func:`_always_alike`),
+    else as :func:`array_json` writes any list."""
+    if objects and all(_always_alike(h.group, h.variation) for h in headers):
+        return _OBJECTS.encode(objects)
+    return array_json(objects)
+
+
+@cache
+def _always_alike(group: int, variation: int) -> bool:
+    """Whether msgspec writes every object the decoder makes for ``group``/``variation`` as
+    orjson does, whatever its octets: a fixed or packed layout whose values and their
+    records' fields hold no float and no plain ``bytes`` (the types are the layout's, the
+    same for any octets, so one object decoded from zeros shows them)."""
+    decl = lookup(group, variation)
+    if decl is None or decl.layout not in (Layout.FIXED, Layout.PACKED):
+        return False
+    if decl.layout is Layout.PACKED:
+        sample = decode_packed(decl, bytes(packed_size(decl.bits, 1)), range(1), 1)
+    else:
+        sample = fixed_codec(decl).ranged(bytes(fixed_codec(decl).size), range(1), 0, True)
+    values: list[Any] = [obj.value for obj in sample]
+    for value in values:
+        kind: type = type(value)
+        getters = _field_getters(kind)
+        fields = values if getters is None else [getter(value) for getter in getters]
+        if not {type(field) for field in fields} <= _PLAIN:
+            return False
+    return _msgspec_form(sample) is sample
 
 
 def _is_record(value: Any) -> bool:

@@ -6,7 +6,9 @@ field expressions of :mod:`.fields`, and compiles them. A decoder makes each
 :class:`DnpObject` by calling it (a msgspec Struct: its fields set in C, no ``__init__``
 frame, D221) and its composite value, if any, empty with ``object.__new__`` mapped in C, then
 filled, in one loop over ``struct.iter_unpack``, with flag names and status names looked up
-in prebuilt tables: about five million g30v1 objects a second on one core. The value records
+in prebuilt tables: about five million g30v1 objects a second on one core. A variation with
+no composite value and no NaN to mend makes its objects in one list comprehension, and one of
+a single octet (a flags octet: g1v2, g10v2...) iterates the octets themselves (D234). The value records
 built so must not gain a ``__post_init__`` (the generator refuses one) and every field is
 set. Nothing is lazy: every object is built when the fragment is parsed.
 
@@ -156,8 +158,22 @@ def _source(decl: Variation) -> tuple[str, str, str, int]:
         "synchronized": roles.get("sync", repr(decl.synchronized)),
         "event": repr(decl.event),
     }
-    body += f"        add(O({_arguments(obj)}))\n"
+    call = f"O({_arguments(obj)})"
     unpacked = ", ".join(slots)
+    # One octet, one slot ("B"): the octets are iterated as they are, no struct between.
+    rows = "block" if _one_octet(decl) else "S.iter_unpack(block)"
+    ranged_target = f"i, {slots[0]}" if rows == "block" else f"i, ({unpacked},)"
+    if not body:  # one call per object: a comprehension, quicker than a loop's appends
+        ranged = (
+            "def ranged(block, indices, base, sync):\n"
+            f"    return [{call} for {ranged_target} in zip(indices, {rows}, strict=True)]\n"
+        )
+        prefixed = (
+            "def prefixed(block, P, base, sync):\n"
+            f"    return [{call} for i, {unpacked} in P.iter_unpack(block)]\n"
+        )
+        return ranged, prefixed, _row(writes), offset
+    body += f"        add({call})\n"
 
     def loop(target: str, rows: str) -> str:
         pairs = f"zip({sources}{rows}, strict=True)"
@@ -170,7 +186,7 @@ def _source(decl: Variation) -> tuple[str, str, str, int]:
         f"    n = len(block) // {offset}\n"
         f"{made}"
         "    lead = 0\n"
-        f"{loop(f'i, ({unpacked},)', 'indices, S.iter_unpack(block)')}"
+        f"{loop(ranged_target, f'indices, {rows}')}"
         f"{body}"
         "    return out\n"
     )
@@ -183,8 +199,16 @@ def _source(decl: Variation) -> tuple[str, str, str, int]:
         f"{body}"
         "    return out\n"
     )
-    row = f"def row(i, v, f, t, base):\n    return ({', '.join(writes)},)\n"
-    return ranged, prefixed, row, offset
+    return ranged, prefixed, _row(writes), offset
+
+
+def _row(writes: list[str]) -> str:
+    return f"def row(i, v, f, t, base):\n    return ({', '.join(writes)},)\n"
+
+
+def _one_octet(decl: Variation) -> bool:
+    """Whether an object of ``decl`` is one octet read into one slot (a flags octet)."""
+    return "".join(f.read_code for f in decl.fields) == "B"
 
 
 @cache
