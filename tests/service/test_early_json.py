@@ -1,5 +1,5 @@
-"""An exchange's objects written as its fragments are taken in (D232), from response fragments
-written out by hand; and octet strings written by msgspec through its hook (D233).
+"""An exchange's objects written as its fragments are taken in (D235), from response fragments
+written out by hand; and octet strings written by msgspec through its hook (D236).
 
 The fragments: a response's first fragment (A3: FIR, CON, sequence 3; 81: RESPONSE; IIN 00 00)
 of 600 binary inputs with flags (g1v2, qualifier

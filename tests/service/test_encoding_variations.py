@@ -92,7 +92,7 @@ def test_decoded_octets_are_written_field_by_field_as_before(
     fast = array_json(objects)
     assert fast == dumps(objects)
     # A fragment's objects written without a look when their variation is always written
-    # alike (D232): those with floats are not, and still come out as orjson writes them.
+    # alike (D235): those with floats are not, and still come out as orjson writes them.
     header = ObjectHeader(decl.group, decl.variation, qualifier=0x00, offset=0)
     assert fragment_json(objects, [header]) == fast
     assert orjson.loads(fast) == [orjson.loads(dumps(obj)) for obj in objects]
@@ -132,7 +132,7 @@ def test_octet_strings_and_times_written_from_octets_decoded_by_hand() -> None:
 
 
 def test_variations_with_floats_or_other_octets_are_looked_at() -> None:
-    # Written without a look: integers, flags, times, CROBs, octet strings (Octets, D233).
+    # Written without a look: integers, flags, times, CROBs, octet strings (Octets, D236).
     for group, variation in ((1, 2), (20, 1), (30, 1), (50, 4), (12, 1), (41, 1), (110, 7)):
         assert _always_alike(group, variation), (group, variation)
     # Looked at: floats (30v5, 41v3's AnalogCommand), free formats (g70), none (g60).

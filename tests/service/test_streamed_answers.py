@@ -2,7 +2,7 @@
 multi-fragment scan of yadnp3 against orjson's for the same exchange, built field by field
 from the contract's names; whole lines for a subscribed connection; the dispatcher's pieces,
 a command's whole answer, and an answer that fails half way cutting the connection. The
-scan's objects are written as its fragments arrive (D232)."""
+scan's objects are written as its fragments arrive (D235)."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ async def test_a_streamed_scan_is_orjsons_octets_and_a_subscriber_gets_whole_lin
 ) -> None:
     # 100 points of each of yadnp3's nine types: 900 objects (octet strings and times with
     # intervals among them) in more than one fragment, more than one slice. Their JSON is
-    # made fragment by fragment as they arrive (D232): every fragment is observed, and the
+    # made fragment by fragment as they arrive (D235): every fragment is observed, and the
     # answer is joined from those parts.
     observers: list[Watched] = []
 

@@ -3,7 +3,7 @@ its caller awaits, what arrived and when, the timer (:class:`~gridwire.master.se
 and who watches the fragments it takes in.
 
 An operation whose answer is the exchange itself (a scan, a read) can have its objects'
-JSON made fragment by fragment, while the outstation builds the next one (D232): it sets
+JSON made fragment by fragment, while the outstation builds the next one (D235): it sets
 :data:`taken_observer` around its call, and each response fragment the request takes in is
 handed to that observer once its objects are decoded, named and kept (the CONFIRM has
 already left). Nothing else is observed: a fleet's polls, run by their own tasks, never see

@@ -147,7 +147,7 @@ class Dispatcher:
         """Call the handler: its answer, and what it came to as a command record's result
         (an error's text, or the parts of the result's JSON, made text only when a record
         needs it). A long answer goes to the message's stream, if it has one. An exchange's
-        objects are written as its fragments arrive (D232)."""
+        objects are written as its fragments arrive (D235)."""
         early = EarlyObjects() if operation.result is Exchange else None
         with observing(early):
             return await self._answered(operation, params, ident, early)

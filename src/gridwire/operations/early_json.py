@@ -6,7 +6,7 @@ waits. Written at the end, the 9000 objects' JSON (about 2 ms) came after the ex
 top of it. An operation whose answer is the exchange itself therefore hands the master an
 :class:`EarlyObjects` (through :data:`~gridwire.master.in_flight.taken_observer`): it writes
 each fragment's objects as that fragment is taken in, in the waits, and the answer's encoder
-then joins those parts (D232).
+then joins those parts (D235).
 
 The parts are written by :func:`~gridwire.operations.encoding.fragment_json`, so the octets
 are those ``dumps`` gives. They are used only for a list made of the observed fragments' object lists,

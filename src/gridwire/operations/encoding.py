@@ -17,7 +17,7 @@ D150, D206), when its octets are sure to be
 orjson's: every value a boolean, an integer, text, null or a float below 1e16 (from 1e16 up
 orjson writes an exponent as ``e+16`` and msgspec as ``e16``), an octet string's value
 (:class:`~gridwire.dnp3.objects.records.Octets`, which msgspec hands to a hook that writes it as
-hexadecimal text, D233), or a record whose fields all are; or other ``bytes`` (msgspec would
+hexadecimal text, D236), or a record whose fields all are; or other ``bytes`` (msgspec would
 write base64: they go as hexadecimal text through structs made column by column in C). Any
 other slice is written by orjson. :func:`encode_parts` gives the octets in
 parts, for an envelope to be joined around them once (D207), or handed to a transport a slice
@@ -226,7 +226,7 @@ Part = bytes | memoryview
 
 
 class ListParts(Protocol):
-    """Lists whose JSON is already made (an operation's :class:`EarlyObjects`, D232)."""
+    """Lists whose JSON is already made (an operation's :class:`EarlyObjects`, D235)."""
 
     def parts_for(self, items: list[Any]) -> list[Part] | None:
         """The JSON array of ``items`` in parts, or None when it is not made already."""
@@ -251,7 +251,7 @@ async def encode_parts(
     With ``flush``, the parts made so far are handed to it each time the encoder is about to
     yield, and then forgotten: a transport sends a slice while the next is made (D222). The
     parts returned are those made after the last flush. A long list whose JSON ``made``
-    already has (an exchange's objects written as they arrived, D232) is taken from it."""
+    already has (an exchange's objects written as they arrived, D235) is taken from it."""
     if not _big(value):
         return [dumps(value)]
     parts: list[bytes | memoryview] = []

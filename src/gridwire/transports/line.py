@@ -8,7 +8,7 @@ master's updates, one ``{"event", "data"}`` line each, between the answers. A li
 than 4 MiB is answered with a request error and the connection closed. ``stop`` ends the
 service once its answer is written. Blank lines are ignored. A long answer (a 9000-point scan's
 1.3 MB) is written a slice at a time as it is made, unless the connection subscribed (D222);
-an exchange's objects, written as its fragments arrived (D232), go out at once.
+an exchange's objects, written as its fragments arrived (D235), go out at once.
 
 Connections are held under :class:`~gridwire.net.connection_limits.Limits`: one with nothing
 under way, no subscription and no whole line for ``line_idle`` seconds is told so and

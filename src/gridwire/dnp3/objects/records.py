@@ -25,7 +25,7 @@ import msgspec
 class Octets(bytes):
     """An octet string's value (g110-g113): ``bytes`` in every way, of a type of its own so
     that a JSON writer can tell it at once (the service writes it as hexadecimal text, and
-    msgspec hands it to an ``enc_hook`` instead of writing base64, D233)."""
+    msgspec hands it to an ``enc_hook`` instead of writing base64, D236)."""
 
     __slots__ = ()
 
