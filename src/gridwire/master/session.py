@@ -273,15 +273,22 @@ class Session:
     def _on_data(self, data: bytes) -> None:
         received = self.association.receive(data)
         now_ms = wall_ms(self.clock)
-        self.wire.received(received.frames, now_ms)
-        for reason in received.discarded:
-            log.debug("%s: discarded %s", self.name, reason)
-        if received.replies and self.wire.connection is not None:
-            self._send("link", None, received.replies)
-        if not received.fragments:
-            return
+        wire = self.wire
+        # logged at the first write (a CONFIRM goes before it) or at the latest below
+        wire.arrived(received.frames, now_ms)
+        try:
+            for reason in received.discarded:
+                log.debug("%s: discarded %s", self.name, reason)
+            if received.replies and wire.connection is not None:
+                self._send("link", None, received.replies)
+            if received.fragments:
+                self._fragments(received.fragments, now_ms)
+        finally:
+            wire.settle()
+
+    def _fragments(self, fragments: list[Fragment], now_ms: float) -> None:
         now = self.clock.monotonic()
-        for fragment in received.fragments:
+        for fragment in fragments:
             verdict = self._rules.receive(fragment, now)
             if not verdict.taken:
                 log.debug(
@@ -302,11 +309,13 @@ class Session:
 
     def _take_in(self, fragment: Fragment, confirm: bool) -> Response:
         """Confirm the fragment when the rules say so, before its objects are decoded; then
-        decode them and keep them, with its indications."""
+        decode them and keep them, with its indications. The frames that carried it are
+        logged as the CONFIRM is written, after its octets are handed over (Wire.arrived)."""
         if confirm and self.wire.connection is not None:
             out = self.association.confirm(fragment.seq, unsolicited=fragment.unsolicited)
             kind = "unsolicited_confirm" if fragment.unsolicited else "confirm"
             self._send(kind, FunctionCode.CONFIRM, out.frames)
+        self.wire.settle()
         response = parse_response(fragment.raw)
         if response.objects:
             if self._named:
