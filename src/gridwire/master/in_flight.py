@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from gridwire.dnp3.app.fragments import Response
 from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.dnp3.objects.records import DnpObject
 from gridwire.master.exchange import Transaction
 from gridwire.process.timers import Entry, Timers
 
@@ -22,12 +23,29 @@ class InFlight:
     body: bytes
     future: asyncio.Future[None]
     responses: list[Response] = field(default_factory=list)
+    objects: list[DnpObject] = field(default_factory=list)
+    """The objects of every response in ``responses``, in order (see :meth:`took`)."""
     sent_ms: float | None = None
     received_ms: float | None = None
     last_received: float | None = None
     timers: Timers | None = None
     timer: Entry | None = None
     """The deadline's entry in ``timers`` (the loop's one heap of timers, D224)."""
+
+    def took(self, response: Response) -> None:
+        """Keep a response fragment taken in, and its objects in the exchange's one list,
+        grown fragment by fragment while the outstation builds the next one rather than
+        joined once the last has come (9000 objects of 18 fragments took some 45 us
+        there). One fragment's list is the exchange's uncopied; a second makes a list of
+        the exchange's own, so no response's list is ever changed."""
+        responses = self.responses
+        responses.append(response)
+        if len(responses) == 1:
+            self.objects = response.objects
+        elif len(responses) == 2:
+            self.objects = self.objects + response.objects
+        else:
+            self.objects += response.objects
 
     def finish(self) -> None:
         """Wake the caller (the transaction has ended) and stop the timer."""

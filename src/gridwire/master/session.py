@@ -329,7 +329,7 @@ class Session:
         flight = self._flight
         response = self._take_in(fragment, verdict.confirm)
         if flight is not None:
-            flight.responses.append(response)
+            flight.took(response)
             if flight.received_ms is None:
                 flight.received_ms = now_ms
             flight.last_received = self.clock.monotonic()
@@ -468,6 +468,7 @@ class Session:
             (ended - started) * 1000.0,
             retries=transaction.retries,
             broadcast=broadcast,
+            objects=flight.objects,
         )
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
         self._bus.publish("exchange", {"outstation": self.name, "exchange": record})
