@@ -142,7 +142,8 @@ async def test_a_confirm_leaves_before_the_frames_it_answers_are_logged() -> Non
         last = response(1, TWO_BINARIES, con=True, fir=False, tr_seq=1)
         out.send(last)
         confirm_1 = await out.frame()
-        assert (await call).record.outcome == "complete"
+        result = await call
+        assert result.record.outcome == "complete"
         assert (confirm_0, confirm_1) == (
             request_frame(1, 0, 0x00, b""),
             request_frame(2, 1, 0, b""),
@@ -160,6 +161,15 @@ async def test_a_confirm_leaves_before_the_frames_it_answers_are_logged() -> Non
         assert trace[1].time_ms <= trace[2].time_ms and trace[3].time_ms <= trace[4].time_ms
         published = [update["frame"].id for update in drain(sub, "frame")]
         assert published == [r.id for r in trace]
+        # the two fragments are let go of once the next request has left, not as the
+        # caller lets go of the result (freeing a large scan's lists delayed its answer)
+        assert session._spent is result.responses
+        call = asyncio.create_task(session.exchange(FunctionCode.READ, CLASS0))
+        assert await out.frame() == request_frame(3, 1, 0x01, CLASS0)
+        assert session._spent is None
+        out.send(response(1, TWO_BINARIES))
+        assert (await call).record.fragments == 1
+        assert session._spent is None  # one fragment: nothing kept
         await session.close()
 
 

@@ -125,6 +125,9 @@ class Session:
         self.command_hook: CommandHook | None = None  # see CommandHook
         self._rules = ExchangeRules(settings.confirms)
         self._flight: InFlight | None = None
+        # The response fragments of the latest exchange of more than one, let go once the
+        # next request has left (see _exchange)
+        self._spent: list[Response] | None = None
         self._changed: asyncio.Event | None = None  # made when someone waits (changed())
         # exchanges by outcome and unsolicited responses since the start (status shows them)
         self.counts: dict[str, int] = {}
@@ -398,6 +401,7 @@ class Session:
         try:
             flight.sent_ms = self._send("request", function, out.frames, body)
             transaction.sent(self.clock.monotonic())
+            self._spent = None
             if not transaction.ended:
                 self._arm(flight)
                 await flight.future
@@ -474,6 +478,11 @@ class Session:
         self._bus.publish("exchange", {"outstation": self.name, "exchange": record})
         if responses:
             self.runner.indicated(responses[-1].iin, task=task, objects=record.object_count)
+        if len(responses) > 1:
+            # Kept until the next request has left, while its outstation works: the lists
+            # of a 9000-point scan's 18 fragments took ~45 us to free as the caller let go
+            # of the result, before it could answer with the record.
+            self._spent = responses
         return ExchangeResult(
             record, responses, flight.sent_ms, flight.received_ms, list(transaction.notes)
         )
