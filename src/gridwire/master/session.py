@@ -38,7 +38,7 @@ from gridwire.dnp3.app.fragments import Response, parse_response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN
 from gridwire.errors import ConnectionFailed, GridwireError
-from gridwire.master.association import Association, Fragment
+from gridwire.master.association import Association, Fragment, Received
 from gridwire.master.bus import EventBus
 from gridwire.master.connector import Connector, State
 from gridwire.master.deviations import Deviations
@@ -125,9 +125,7 @@ class Session:
         self.command_hook: CommandHook | None = None  # see CommandHook
         self._rules = ExchangeRules(settings.confirms)
         self._flight: InFlight | None = None
-        # The response fragments of the latest exchange of more than one, let go once the
-        # next request has left (see _exchange)
-        self._spent: list[Response] | None = None
+        self._spent: list[Response] | None = None  # freed as the next request leaves (D233)
         self._changed: asyncio.Event | None = None  # made when someone waits (changed())
         # exchanges by outcome and unsolicited responses since the start (status shows them)
         self.counts: dict[str, int] = {}
@@ -276,22 +274,19 @@ class Session:
     def _on_data(self, data: bytes) -> None:
         received = self.association.receive(data)
         now_ms = wall_ms(self.clock)
-        wire = self.wire
-        # logged at the first write (a CONFIRM goes before it) or at the latest below
-        wire.arrived(received.frames, now_ms)
+        self.wire.arrived(received.frames, now_ms)  # logged as a CONFIRM leaves (D232)
         try:
-            for reason in received.discarded:
-                log.debug("%s: discarded %s", self.name, reason)
-            if received.replies and wire.connection is not None:
-                self._send("link", None, received.replies)
-            if received.fragments:
-                self._fragments(received.fragments, now_ms)
+            self._received(received, now_ms)
         finally:
-            wire.settle()
+            self.wire.settle()
 
-    def _fragments(self, fragments: list[Fragment], now_ms: float) -> None:
+    def _received(self, received: Received, now_ms: float) -> None:
+        for reason in received.discarded:
+            log.debug("%s: discarded %s", self.name, reason)
+        if received.replies and self.wire.connection is not None:
+            self._send("link", None, received.replies)
         now = self.clock.monotonic()
-        for fragment in fragments:
+        for fragment in received.fragments:
             verdict = self._rules.receive(fragment, now)
             if not verdict.taken:
                 log.debug(
@@ -312,8 +307,7 @@ class Session:
 
     def _take_in(self, fragment: Fragment, confirm: bool) -> Response:
         """Confirm the fragment when the rules say so, before its objects are decoded; then
-        decode them and keep them, with its indications. The frames that carried it are
-        logged as the CONFIRM is written, after its octets are handed over (Wire.arrived)."""
+        decode them and keep them, with its indications (its frames logged after, D232)."""
         if confirm and self.wire.connection is not None:
             out = self.association.confirm(fragment.seq, unsolicited=fragment.unsolicited)
             kind = "unsolicited_confirm" if fragment.unsolicited else "confirm"
@@ -478,11 +472,7 @@ class Session:
         self._bus.publish("exchange", {"outstation": self.name, "exchange": record})
         if responses:
             self.runner.indicated(responses[-1].iin, task=task, objects=record.object_count)
-        if len(responses) > 1:
-            # Kept until the next request has left, while its outstation works: the lists
-            # of a 9000-point scan's 18 fragments took ~45 us to free as the caller let go
-            # of the result, before it could answer with the record.
-            self._spent = responses
+        self._spent = responses if len(responses) > 1 else None  # freed later (D233)
         return ExchangeResult(
             record, responses, flight.sent_ms, flight.received_ms, list(transaction.notes)
         )
