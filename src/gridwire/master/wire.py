@@ -130,7 +130,8 @@ class Wire:
         their logging, and the trace, the ``frame`` updates and the capture still list them
         before it, with the time they arrived."""
         if frames:
-            self.settle()
+            if self._arrived is not None:
+                self.settle()
             self._arrived = (frames, now_ms)
 
     def settle(self) -> None:
