@@ -34,6 +34,9 @@ NULL_UNSOLICITED = bytes.fromhex("05 64 0a 44 01 00 00 04 67 88 c0 f0 82 80 00 6
 # Master -> outstation, LENGTH 08: transport C0, application D0 (FIR|FIN|UNS seq 0) 00
 # (CONFIRM): the confirmation of that unsolicited response.
 UNSOLICITED_CONFIRM = bytes.fromhex("05 64 08 c4 00 04 01 00 9a 19 c0 d0 00 1b 49")
+# Master -> outstation, LENGTH 08: transport C9 (FIR|FIN seq 9), application C5 (FIR|FIN seq
+# 5) 00 (CONFIRM): the confirmation of response fragment 5 sent as the tenth segment.
+CONFIRM_5_AT_9 = bytes.fromhex("05 64 08 c4 00 04 01 00 9a 19 c9 c5 00 cf de")
 # Outstation -> master REQUEST_LINK_STATUS (CONTROL 49 = PRM|9), no data.
 REQUEST_LINK_STATUS = bytes.fromhex("05 64 05 49 01 00 00 04 d2 36")
 # Master -> outstation LINK_STATUS (CONTROL 8B = DIR|11, PRM 0), no data.
@@ -52,7 +55,8 @@ def _frame(control: int, destination: int, source: int, data: bytes) -> bytes:
 
 
 def test_literal_crcs() -> None:
-    for literal in (INTEGRITY, NULL_RESPONSE, NULL_UNSOLICITED, UNSOLICITED_CONFIRM):
+    literals = (INTEGRITY, NULL_RESPONSE, NULL_UNSOLICITED, UNSOLICITED_CONFIRM, CONFIRM_5_AT_9)
+    for literal in literals:
         header = literal[:8]
         assert literal[8:10] == bitwise_crc(header).to_bytes(2, "little")
         data = literal[10:-2]
@@ -103,6 +107,34 @@ def test_unsolicited_and_its_confirmation() -> None:
     assert fragment.iin.names == ["DEVICE_RESTART"]
     out = assoc.confirm(fragment.seq, unsolicited=True)
     assert out.frames == [UNSOLICITED_CONFIRM]
+
+
+def test_confirm_frame_octets() -> None:
+    assoc = Association()
+    for _ in range(9):  # nine segments sent before: the next transport sequence is 9
+        assoc.confirm(0, unsolicited=False)
+    out = assoc.confirm(5, unsolicited=False)
+    assert out.fragment == bytes.fromhex("c5 00")
+    assert out.frames == [CONFIRM_5_AT_9]
+
+
+def test_every_confirm_frame_is_laid_out_as_the_standard_says() -> None:
+    # Every application sequence, solicited (C0|seq) and unsolicited (D0|seq), at every
+    # transport sequence (64 confirms of each go round it once), between other addresses:
+    # the frame as laid out by hand with the reference CRC, and the transport sequence moved
+    # on as a request's frames move it.
+    assoc = Association(outstation=0xABCD, master=0x0102)
+    sent = 0
+    for unsolicited in (False, True):
+        for seq in range(16):
+            control = 0xC0 | (0x10 if unsolicited else 0) | seq
+            for _ in range(64):
+                out = assoc.confirm(seq, unsolicited=unsolicited)
+                data = bytes((0xC0 | sent % 64, control, 0x00))
+                assert out.frames == [_frame(0xC4, 0xABCD, 0x0102, data)], (sent, control)
+                sent += 1
+    request = assoc.request(FunctionCode.READ, b"")
+    assert request.frames == [_frame(0xC4, 0xABCD, 0x0102, bytes((0xC0, 0xC0, 0x01)))]
 
 
 def test_octets_one_at_a_time() -> None:

@@ -116,6 +116,63 @@ async def test_each_fragment_asking_for_it_is_confirmed_with_its_sequence() -> N
         await session.close()
 
 
+async def test_a_confirm_leaves_before_the_frames_it_answers_are_logged() -> None:
+    # The CONFIRM is handed to the connection before the frames of the fragment it answers
+    # are logged; the trace and the frame updates still list those frames first, with the
+    # time they arrived.
+    async with ScriptedOutstation() as out:
+        session, bus = make(out.port, confirm=True)
+        sub = bus.subscribe()
+        await session.connect()
+        conn = session.wire.connection
+        assert conn is not None
+        logged_at_write: list[int] = []
+        write = conn.write
+
+        def counting_write(data: bytes) -> None:
+            logged_at_write.append(len(session.frames))
+            write(data)
+
+        conn.write = counting_write  # type: ignore[method-assign]
+        call = asyncio.create_task(session.exchange(FunctionCode.READ, CLASS0))
+        request = await out.frame()
+        first = response(0, TWO_BINARIES, con=True, fin=False)
+        out.send(first)
+        confirm_0 = await out.frame()
+        last = response(1, TWO_BINARIES, con=True, fir=False, tr_seq=1)
+        out.send(last)
+        confirm_1 = await out.frame()
+        result = await call
+        assert result.record.outcome == "complete"
+        assert (confirm_0, confirm_1) == (
+            request_frame(1, 0, 0x00, b""),
+            request_frame(2, 1, 0, b""),
+        )
+        # written: the request with nothing logged, each CONFIRM before its fragment's frame
+        assert logged_at_write == [0, 1, 3]
+        trace = session.frames.after()
+        assert [(r.direction, r.hex) for r in trace] == [
+            ("sent", request.hex()),
+            ("received", first.hex()),
+            ("sent", confirm_0.hex()),
+            ("received", last.hex()),
+            ("sent", confirm_1.hex()),
+        ]
+        assert trace[1].time_ms <= trace[2].time_ms and trace[3].time_ms <= trace[4].time_ms
+        published = [update["frame"].id for update in drain(sub, "frame")]
+        assert published == [r.id for r in trace]
+        # the two fragments are let go of once the next request has left, not as the
+        # caller lets go of the result (freeing a large scan's lists delayed its answer)
+        assert session._spent is result.responses
+        call = asyncio.create_task(session.exchange(FunctionCode.READ, CLASS0))
+        assert await out.frame() == request_frame(3, 1, 0x01, CLASS0)
+        assert session._spent is None
+        out.send(response(1, TWO_BINARIES))
+        assert (await call).record.fragments == 1
+        assert session._spent is None  # one fragment: nothing kept
+        await session.close()
+
+
 async def test_timeout_then_read_retries_with_the_same_sequence() -> None:
     async with ScriptedOutstation() as out:
         session, _ = make(out.port, response_timeout=0.3, read_retries=2)

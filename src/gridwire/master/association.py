@@ -23,6 +23,7 @@ from gridwire.dnp3.app.control import FIR as APP_FIR
 from gridwire.dnp3.app.control import SEQ as APP_SEQ
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN
+from gridwire.dnp3.crc import crc_octets
 from gridwire.dnp3.errors import EncodeError
 from gridwire.dnp3.link import Dropped, LinkFrame, PrimaryFunction
 from gridwire.dnp3.transport import Discarded, Reassembler
@@ -40,6 +41,10 @@ _CONFIRMS: Final = tuple(
     for unsolicited in (False, True)
     for seq in range(APP_SEQ + 1)
 )
+# The one data block of a CONFIRM's frame, with its CRC, by transport octet and application
+# control (64 x 32 values at most, built as they are first needed and shared by every
+# association): the frame is then the association's link header and one of these.
+_CONFIRM_BLOCKS: dict[int, bytes] = {}
 REQUEST_HEADER: Final = 2
 """Octets of a request fragment before its object data: application control, function code."""
 
@@ -106,6 +111,7 @@ class Association:
 
     __slots__ = (
         "_app_seq",
+        "_confirm_head",
         "_fcb",
         "_reader",
         "_reassembler",
@@ -133,6 +139,10 @@ class Association:
         self._reassembler = Reassembler(max_fragment)
         self._tx_seq = 0
         self._app_seq = 0
+        # The link header of every CONFIRM: UNCONFIRMED_USER_DATA from the master, LENGTH 8.
+        self._confirm_head = link.encode_frame(
+            PrimaryFunction.UNCONFIRMED_USER_DATA, outstation, master, b"\0\0\0", from_master=True
+        )[: link.HEADER_SIZE]
         # The frame count bit the next confirmed frame from the outstation carries (None: not
         # known yet), so a frame repeated because our ACK was lost is acknowledged again but
         # not taken twice (a serial line's link retries; DESIGN D188).
@@ -188,7 +198,16 @@ class Association:
         """The CONFIRM of a response fragment numbered ``seq`` (with UNS for an unsolicited
         one)."""
         fragment = _CONFIRMS[(seq & APP_SEQ) | (16 if unsolicited else 0)]
-        return Outgoing(seq, fragment, self.frames(fragment))
+        # What frames(fragment) builds, from parts built once: a CONFIRM is sent for every
+        # fragment of a long response, between its arrival and the outstation's next one.
+        tx = self._tx_seq
+        self._tx_seq = (tx + 1) & transport.SEQ_MASK
+        key = (transport.FIR | transport.FIN | tx) << 8 | fragment[0]
+        block = _CONFIRM_BLOCKS.get(key)
+        if block is None:
+            data = bytes((key >> 8, fragment[0], fragment[1]))
+            block = _CONFIRM_BLOCKS[key] = data + crc_octets(data)
+        return Outgoing(seq, fragment, [self._confirm_head + block])
 
     def frames(self, fragment: bytes, destination: int | None = None) -> list[bytes]:
         """``fragment`` cut into segments, each in an unconfirmed user data frame from the

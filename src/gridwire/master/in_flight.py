@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from gridwire.dnp3.app.fragments import Response
 from gridwire.dnp3.app.functions import FunctionCode
+from gridwire.dnp3.objects.records import DnpObject
 from gridwire.master.exchange import Transaction
 from gridwire.process.timers import Entry, Timers
 
@@ -45,6 +46,8 @@ class InFlight:
     body: bytes
     future: asyncio.Future[None]
     responses: list[Response] = field(default_factory=list)
+    objects: list[DnpObject] = field(default_factory=list)
+    """The objects of every response in ``responses``, in order (see :meth:`take`)."""
     sent_ms: float | None = None
     received_ms: float | None = None
     last_received: float | None = None
@@ -55,9 +58,21 @@ class InFlight:
     """Who is handed each response fragment taken in (:data:`taken_observer`), if anyone."""
 
     def take(self, response: Response) -> None:
-        """Keep ``response``, a fragment taken in, and hand it to the observer if there is
-        one; what the observer raises is logged, and the answer is then made without it."""
-        self.responses.append(response)
+        """Keep a response fragment taken in, and its objects in the exchange's one list,
+        grown fragment by fragment while the outstation builds the next one rather than
+        joined once the last has come (9000 objects of 18 fragments took some 45 us
+        there). One fragment's list is the exchange's uncopied; a second makes a list of
+        the exchange's own, so no response's list is ever changed. Then hand the fragment
+        to the observer, if there is one (D235); what it raises is logged, and the answer
+        is then made without its help."""
+        responses = self.responses
+        responses.append(response)
+        if len(responses) == 1:
+            self.objects = response.objects
+        elif len(responses) == 2:
+            self.objects = self.objects + response.objects
+        else:
+            self.objects += response.objects
         if self.observer is not None:
             try:
                 self.observer(response)

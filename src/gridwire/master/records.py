@@ -49,13 +49,18 @@ def exchange_record(
     *,
     retries: int = 0,
     broadcast: int | None = None,
+    objects: list[DnpObject] | None = None,
 ) -> Exchange:
     """The Exchange of a request and the response fragments that arrived for it: objects and
-    undecoded parts in order, the indications of the last fragment."""
+    undecoded parts in order, the indications of the last fragment. ``objects``: those of
+    ``responses`` already in one list (the session grows it as fragments arrive)."""
     if len(responses) == 1:
-        objects, undecoded = responses[0].objects, list(responses[0].undecoded)  # objects uncopied
+        undecoded = list(responses[0].undecoded)
+        if objects is None:
+            objects = responses[0].objects  # uncopied
     else:
-        objects = list(chain.from_iterable([response.objects for response in responses]))
+        if objects is None:
+            objects = list(chain.from_iterable([response.objects for response in responses]))
         undecoded = [part for response in responses for part in response.undecoded]
     return Exchange(
         function=function,

@@ -38,7 +38,7 @@ from gridwire.dnp3.app.fragments import Response, parse_response
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.dnp3.app.iin import IIN
 from gridwire.errors import ConnectionFailed, GridwireError
-from gridwire.master.association import Association, Fragment
+from gridwire.master.association import Association, Fragment, Received
 from gridwire.master.bus import EventBus
 from gridwire.master.connector import Connector, State
 from gridwire.master.deviations import Deviations
@@ -125,6 +125,7 @@ class Session:
         self.command_hook: CommandHook | None = None  # see CommandHook
         self._rules = ExchangeRules(settings.confirms)
         self._flight: InFlight | None = None
+        self._spent: list[Response] | None = None  # freed as the next request leaves (D233)
         self._changed: asyncio.Event | None = None  # made when someone waits (changed())
         # exchanges by outcome and unsolicited responses since the start (status shows them)
         self.counts: dict[str, int] = {}
@@ -273,13 +274,17 @@ class Session:
     def _on_data(self, data: bytes) -> None:
         received = self.association.receive(data)
         now_ms = wall_ms(self.clock)
-        self.wire.received(received.frames, now_ms)
+        self.wire.arrived(received.frames, now_ms)  # logged as a CONFIRM leaves (D232)
+        try:
+            self._received(received, now_ms)
+        finally:
+            self.wire.settle()
+
+    def _received(self, received: Received, now_ms: float) -> None:
         for reason in received.discarded:
             log.debug("%s: discarded %s", self.name, reason)
         if received.replies and self.wire.connection is not None:
             self._send("link", None, received.replies)
-        if not received.fragments:
-            return
         now = self.clock.monotonic()
         for fragment in received.fragments:
             verdict = self._rules.receive(fragment, now)
@@ -302,11 +307,12 @@ class Session:
 
     def _take_in(self, fragment: Fragment, confirm: bool) -> Response:
         """Confirm the fragment when the rules say so, before its objects are decoded; then
-        decode them and keep them, with its indications."""
+        decode them and keep them, with its indications (its frames logged after, D232)."""
         if confirm and self.wire.connection is not None:
             out = self.association.confirm(fragment.seq, unsolicited=fragment.unsolicited)
             kind = "unsolicited_confirm" if fragment.unsolicited else "confirm"
             self._send(kind, FunctionCode.CONFIRM, out.frames)
+        self.wire.settle()
         response = parse_response(fragment.raw)
         if response.objects:
             if self._named:
@@ -390,6 +396,7 @@ class Session:
         try:
             flight.sent_ms = self._send("request", function, out.frames, body)
             transaction.sent(self.clock.monotonic())
+            self._spent = None
             if not transaction.ended:
                 self._arm(flight)
                 await flight.future
@@ -460,11 +467,13 @@ class Session:
             (ended - started) * 1000.0,
             retries=transaction.retries,
             broadcast=broadcast,
+            objects=flight.objects,
         )
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
         self._bus.publish("exchange", {"outstation": self.name, "exchange": record})
         if responses:
             self.runner.indicated(responses[-1].iin, task=task, objects=record.object_count)
+        self._spent = responses if len(responses) > 1 else None  # freed later (D233)
         return ExchangeResult(
             record, responses, flight.sent_ms, flight.received_ms, list(transaction.notes)
         )

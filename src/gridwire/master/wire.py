@@ -33,6 +33,7 @@ class Wire:
     it; ``connection`` is None while there is none."""
 
     __slots__ = (
+        "_arrived",
         "_bus",
         "_capture",
         "_flow",
@@ -66,6 +67,8 @@ class Wire:
         self._bus = bus
         self._capture = capture
         self._flow: TcpFlow | None = None
+        # Frames received and not logged yet, with their time (see arrived()).
+        self._arrived: tuple[list[LinkFrame | Dropped], float] | None = None
         # Called (after the gate) for every request that commands, as it is handed over and
         # again as it is written; what it raises stops the request unsent. A cluster
         # worker's lease check goes here (Master.command_fence).
@@ -120,6 +123,24 @@ class Wire:
                 self._write(conn, octets, framed=True)
         return wall_ms(self.clock)
 
+    def arrived(self, frames: list[LinkFrame | Dropped], now_ms: float) -> None:
+        """Frames just read, logged as :meth:`received` logs them but at the next write
+        (after its octets are handed over, before it is logged) or at :meth:`settle`,
+        whichever comes first: the CONFIRM that answers them leaves without waiting for
+        their logging, and the trace, the ``frame`` updates and the capture still list them
+        before it, with the time they arrived."""
+        if frames:
+            if self._arrived is not None:
+                self.settle()
+            self._arrived = (frames, now_ms)
+
+    def settle(self) -> None:
+        """Log the frames :meth:`arrived` left unlogged, if any."""
+        arrived = self._arrived
+        if arrived is not None:
+            self._arrived = None
+            self.received(*arrived)
+
     def received(self, frames: list[LinkFrame | Dropped], now_ms: float) -> None:
         """Frames (and runs of dropped octets) just read from the connection, in order."""
         log_received = self.frames.log_received
@@ -150,6 +171,8 @@ class Wire:
         """Write and log ``octets``; ``framed`` when they are one frame as the link layer
         made it (no deviation), which the log then need not read again."""
         conn.write(octets)
+        if self._arrived is not None:
+            self.settle()
         now_ms = wall_ms(self.clock)
         frame_id = self.frames.log_sent(octets, now_ms, framed=framed)
         self._logged(frame_id, Direction.TO_OUTSTATION, octets, now_ms)
