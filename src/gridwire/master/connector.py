@@ -28,6 +28,7 @@ from gridwire.master.limits import CONNECT_RETRY, CONNECT_TIMEOUT
 from gridwire.master.settings import OutstationSettings
 from gridwire.master.wire import Wire
 from gridwire.process.clock import Clock
+from gridwire.process.flag import Flag
 
 log = logging.getLogger("gridwire.master.session")
 
@@ -66,7 +67,7 @@ class Connector:
         self._closed_unlogged = 0
         # (master, outstation) ends of the latest connection, for captures.
         self.endpoints: tuple[Endpoint, Endpoint] | None = None
-        self.up = asyncio.Event()  # set while connected
+        self.up = Flag()  # set while connected
         self._lock = asyncio.Lock()
         self._reconnector: asyncio.Task[None] | None = None
         self._closing = False

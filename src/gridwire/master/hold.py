@@ -29,6 +29,8 @@ import contextvars
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
+from gridwire.process.flag import Flag
+
 # The holds the current context holds (a token each: the Hold object itself).
 _holding: contextvars.ContextVar[frozenset[Hold]] = contextvars.ContextVar(
     "gridwire_master_holding", default=frozenset()
@@ -43,8 +45,7 @@ class Hold:
     def __init__(self) -> None:
         self._held = False
         self._holders = asyncio.Lock()
-        self._released = asyncio.Event()
-        self._released.set()
+        self._released = Flag(True)
 
     @property
     def held(self) -> bool:

@@ -30,6 +30,7 @@ from gridwire.errors import GridwireError
 from gridwire.master.tasks.base import Task
 from gridwire.master.tasks.catalogue import BY_NAME, INDICATED, ON_CONNECT, PRIORITY
 from gridwire.master.tasks.settings import TaskSettings
+from gridwire.process.flag import Flag
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +51,7 @@ class TaskRunner:
         self._last_iin = IIN(0)  # of the last response on this connection
         self._running: str | None = None
         self._worker: asyncio.Task[None] | None = None
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self._idle = Flag(True)
 
     @property
     def due(self) -> list[str]:
