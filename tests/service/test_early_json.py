@@ -24,7 +24,7 @@ from gridwire.dnp3.objects.table import lookup
 from gridwire.master.exchange import Transaction
 from gridwire.master.in_flight import InFlight, taken_observer
 from gridwire.master.records import Exchange, exchange_record
-from gridwire.operations.early_json import EarlyObjects, observing
+from gridwire.operations.early_json import EARLY_OBJECTS, EarlyObjects, observing
 from gridwire.operations.encoding import CHUNK, _msgspec_form, dumps, encode_parts
 
 BINARIES = bytes.fromhex("A381000001020100005702") + b"\x81" * 600
@@ -120,3 +120,19 @@ def test_octet_strings_are_octets_written_by_msgspecs_hook() -> None:
     assert _msgspec_form(strings) is strings  # written as they are, not rebuilt
     assert dumps([strings[1].value]) == b'["00ff"]'
     assert msgspec.json.encode(b"\x00\xff") == b'"AP8="'  # what plain bytes would become
+
+
+async def test_a_fragment_too_long_to_write_at_once_is_written_in_slices_in_its_place() -> None:
+    # 3000 binary inputs with flags in one fragment (A3: FIR, CON, sequence 3; qualifier
+    # 0x01, start 0, stop 2999 = 0x0BB7), more than EARLY_OBJECTS: not written as it
+    # arrives, but in slices between the parts of the fragments around it (600 each).
+    huge = parse_response(bytes.fromhex("238100000102010000B70B") + b"\x01" * 3000)
+    assert len(huge.objects) == 3000 > EARLY_OBJECTS
+    first, last = _responses()
+    early = EarlyObjects()
+    for response in (first, huge, last):
+        early(response)
+    parts = early.parts_for([*first.objects, *huge.objects, *last.objects])
+    assert parts is not None and parts[3] is huge.objects
+    exchange = _exchange([first, huge, last])
+    assert await _joined(exchange, early) == dumps(exchange) and early.used == 2

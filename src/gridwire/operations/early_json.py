@@ -24,7 +24,12 @@ from typing import Any
 
 from gridwire.dnp3.app.fragments import Response
 from gridwire.master.in_flight import taken_observer
-from gridwire.operations.encoding import Part, fragment_json
+from gridwire.operations.encoding import CHUNK, Part, fragment_json
+
+EARLY_OBJECTS = 4 * CHUNK
+"""A fragment with more objects than this (packed binary inputs: some 16,000 in 2048 octets)
+is not written as it arrives, which would hold the loop for milliseconds: its objects are
+written a slice at a time with the answer, between the others' parts."""
 
 
 class EarlyObjects:
@@ -33,7 +38,7 @@ class EarlyObjects:
     __slots__ = ("_taken", "closed", "used")
 
     def __init__(self) -> None:
-        self._taken: list[tuple[list[Any], memoryview]] = []
+        self._taken: list[tuple[list[Any], memoryview | None]] = []
         self.closed = False
         """Set once the operation's answer is written: a request made later by a task the
         call started (and that inherited its context) is no longer observed."""
@@ -42,7 +47,11 @@ class EarlyObjects:
 
     def __call__(self, response: Response) -> None:
         objects = response.objects
-        if objects and not self.closed:
+        if not objects or self.closed:
+            return
+        if len(objects) > EARLY_OBJECTS:
+            self._taken.append((objects, None))
+        else:
             octets = fragment_json(objects, response.headers)
             self._taken.append((objects, memoryview(octets)[1:-1]))
 
@@ -51,9 +60,10 @@ class EarlyObjects:
         self.closed = True
         self._taken.clear()
 
-    def parts_for(self, items: list[Any]) -> list[Part] | None:
+    def parts_for(self, items: list[Any]) -> list[Part | list[Any]] | None:
         """The JSON array of ``items`` in parts, when ``items`` is made of the last observed
-        object lists in order (see the module's text); else None."""
+        object lists in order (see the module's text); else None. A fragment's list too long
+        to have been written as it came is given as it is, to be written a slice at a time."""
         taken = self._taken
         count = len(items)
         start = len(taken)
@@ -63,7 +73,7 @@ class EarlyObjects:
             total += len(taken[start][0])
         if total != count or not count:
             return None
-        parts: list[Part] = [b"["]
+        parts: list[Part | list[Any]] = [b"["]
         position = 0
         for objects, octets in taken[start:]:
             last = position + len(objects) - 1
@@ -71,7 +81,7 @@ class EarlyObjects:
                 return None
             if position:
                 parts.append(b",")
-            parts.append(octets)
+            parts.append(objects if octets is None else octets)
             position = last + 1
         parts.append(b"]")
         self.used += 1

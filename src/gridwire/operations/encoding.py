@@ -228,8 +228,9 @@ Part = bytes | memoryview
 class ListParts(Protocol):
     """Lists whose JSON is already made (an operation's :class:`EarlyObjects`, D235)."""
 
-    def parts_for(self, items: list[Any]) -> list[Part] | None:
-        """The JSON array of ``items`` in parts, or None when it is not made already."""
+    def parts_for(self, items: list[Any]) -> list[Part | list[Any]] | None:
+        """The JSON array of ``items`` in parts, or None when it is not made already; a
+        list among the parts is written in its place a slice at a time."""
 
 
 Flush = Callable[[list[bytes | memoryview]], None]
@@ -276,10 +277,13 @@ async def _encode_into(
         parts.append(dumps(value))
     elif isinstance(value, list) and len(value) > CHUNK:
         made = None if writing.made is None else writing.made.parts_for(value)
-        if made is not None:
-            parts += made
-        else:
-            await _long_list(value, parts, writing.flush)
+        if made is None:
+            made = [b"[", value, b"]"]
+        for piece in made:
+            if isinstance(piece, list):
+                await _slices(piece, parts, writing.flush)
+            else:
+                parts.append(piece)
     elif isinstance(value, list):
         parts.append(b"[")
         for position, item in enumerate(value):
@@ -303,11 +307,9 @@ async def _encode_into(
         parts.append(b"}")
 
 
-async def _long_list(
-    value: list[Any], parts: list[bytes | memoryview], flush: Flush | None
-) -> None:
-    """A list longer than CHUNK, a slice at a time, yielding (and flushing) between slices."""
-    parts.append(b"[")
+async def _slices(value: list[Any], parts: list[bytes | memoryview], flush: Flush | None) -> None:
+    """The items of a long list, comma-separated, a slice of CHUNK at a time: the loop runs
+    (and the parts made so far are flushed) between slices."""
     for start in range(0, len(value), CHUNK):
         if start:
             parts.append(b",")
@@ -316,7 +318,6 @@ async def _long_list(
                 parts.clear()
             await asyncio.sleep(0)
         parts.append(memoryview(array_json(value[start : start + CHUNK]))[1:-1])
-    parts.append(b"]")
 
 
 class EventEncoder:
