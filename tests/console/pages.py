@@ -15,7 +15,18 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 
-TABS = ["overview", "points", "commands", "events", "traffic", "requests", "der", "evaluate", "log"]
+TABS = [
+    "overview",
+    "points",
+    "commands",
+    "events",
+    "traffic",
+    "requests",
+    "files",
+    "der",
+    "evaluate",
+    "log",
+]
 TOKEN = "console-test-token"
 WAIT_MS = 15_000
 

@@ -13,13 +13,14 @@ import * as commands from "./tabs/commands.js";
 import * as der from "./tabs/der.js";
 import * as evaluate from "./tabs/evaluate.js";
 import * as events from "./tabs/events.js";
+import * as files from "./tabs/files.js";
 import * as log from "./tabs/log.js";
 import * as overview from "./tabs/overview.js";
 import * as points from "./tabs/points.js";
 import * as requests from "./tabs/requests.js";
 import * as traffic from "./tabs/traffic.js";
 
-const TAB_MODULES = [overview, points, commands, events, traffic, requests, der, evaluate, log];
+const TAB_MODULES = [overview, points, commands, events, traffic, requests, files, der, evaluate, log];
 const tabs = [];
 let current = null;
 let started = false;
