@@ -119,7 +119,7 @@ export function create() {
     const name = directory ? h("button", { type: "button", class: "link", title: `list ${path}`, onclick: () => list(path) }, `${e.name}/`) : e.name;
     const rowSaid = message();
     const actions = directory ? [] : [readButton(path, rowSaid), control() ? deleteButton(folder, path, rowSaid) : null, rowSaid];
-    return h("tr", { dataset: { name: e.name } }, h("td", { class: "name" }, name), h("td", null, e.type), h("td", { class: "num size" }, directory ? "" : String(e.size)), h("td", null, e.time_ms ? dateTime(e.time_ms) : ""), h("td", { class: "mode", title: `octal ${e.permissions.toString(8)}` }, e.mode), h("td", { class: "actions" }, actions));
+    return h("tr", { dataset: { name: e.name } }, h("td", { class: "name" }, name), h("td", null, e.type), h("td", { class: "num size" }, directory ? "" : String(e.size)), h("td", null, e.time_ms ? dateTime(e.time_ms) : ""), h("td", { class: "mode", title: `octal ${e.permissions.toString(8)}` }, e.mode), h("td", { class: "actions" }, h("div", { class: "row-actions" }, actions)));
   }
 
   function readButton(path, rowSaid) {
@@ -168,7 +168,7 @@ export function create() {
       replace(writeCard, card("Write", h("p", { class: "muted no-control" }, "Writing and deleting files command the outstation: this service was started without --allow-control, so they are not offered.")));
       return;
     }
-    const target = h("input", { type: "text", name: "target", "aria-label": "write to path", placeholder: "/name (the chosen file's name in the path above)" });
+    const target = h("input", { type: "text", name: "target", "aria-label": "write to path", placeholder: "/dir/name" });
     const chooser = h("input", { type: "file", name: "upload", "aria-label": "file to write" });
     const append = h("input", { type: "checkbox", name: "append" });
     const permissions = h("input", { type: "text", name: "permissions", value: "644", size: 4, "aria-label": "permissions" });
