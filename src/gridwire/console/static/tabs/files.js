@@ -9,7 +9,7 @@ import { dateTime, plural } from "../format.js";
 import { outstationStatus, state } from "../store.js";
 import { card, createPane, noOutstation } from "./pane.js";
 
-export const needs = ["file.list", "file.info", "file.read"];
+export const needs = ["file.list", "file.read"];
 
 const TEXT_SHOWN = 64 * 1024; // characters of a text file shown
 const HEX_SHOWN = 512; // octets of any other file shown in hex
