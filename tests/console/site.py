@@ -30,6 +30,9 @@ from tests.service.harness import Running, outstation, running_service
 
 T = TypeVar("T")
 START_TIMEOUT = 60.0
+S = TypeVar("S")
+Maker = Callable[[asyncio.AbstractEventLoop, contextlib.AsyncExitStack], Coroutine[Any, Any, S]]
+"""Builds a site on its loop, entering what must stay open on the stack."""
 
 # The plain outstation's points: 9,000 in all, so the Points tab is tried at the size the
 # issue names.
@@ -82,14 +85,9 @@ class Site:
 def console_site(*, token: str | None = None, secured_token: str | None = None) -> Iterator[Site]:
     """The service with ``der`` and ``plain`` added, and, given ``secured_token``, a second
     service (``site.secured``) that requires that token and has no outstation."""
-    loop = asyncio.new_event_loop()
-    started = threading.Event()
-    box: dict[str, Any] = {}
-    stop = asyncio.Event()
-
     folder = tempfile.TemporaryDirectory(prefix="gridwire-console-")
 
-    async def main() -> None:
+    async def make(loop: asyncio.AbstractEventLoop, stack: contextlib.AsyncExitStack) -> Site:
         simulated = SimulatedDer()
         der = OutstationServer(simulated, host="127.0.0.1", port=0)
         plain = OutstationServer(
@@ -98,23 +96,43 @@ def console_site(*, token: str | None = None, secured_token: str | None = None) 
             port=0,
             config=OutstationConfig(unsolicited=True),
         )
+        for server in (der, plain):
+            await server.start()
+            stack.push_async_callback(server.close)
+        document = Path(folder.name) / "der.xml"
+        document.write_bytes(der_device_profile(simulated, port=der.port))
+        settings = [
+            outstation(der.port, "der", profile=PROFILES[0], device_profile=str(document)),
+            outstation(plain.port, "plain", tasks={"enable_unsolicited": [1, 2, 3]}),
+        ]
+        running = await stack.enter_async_context(
+            running_service(allow_control=True, token=token, outstations=settings)
+        )
+        secured = None
+        if secured_token is not None:
+            secured = await stack.enter_async_context(running_service(token=secured_token))
+        return Site(loop, running, der, plain, secured)
+
+    try:
+        with on_its_own_loop("console site", make) as site:
+            yield site
+    finally:
+        folder.cleanup()
+
+
+@contextlib.contextmanager
+def on_its_own_loop(name: str, make: Maker[S]) -> Iterator[S]:
+    """What ``make(loop, stack)`` builds, on a new event loop in a thread of its own (the
+    browser's calls block the test's thread): what it entered on ``stack`` stays entered
+    until the block ends, then is left on that loop. A failure to start is raised here."""
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    box: dict[str, Any] = {}
+    stop = asyncio.Event()
+
+    async def main() -> None:
         async with contextlib.AsyncExitStack() as stack:
-            for server in (der, plain):
-                await server.start()
-                stack.push_async_callback(server.close)
-            document = Path(folder.name) / "der.xml"
-            document.write_bytes(der_device_profile(simulated, port=der.port))
-            settings = [
-                outstation(der.port, "der", profile=PROFILES[0], device_profile=str(document)),
-                outstation(plain.port, "plain", tasks={"enable_unsolicited": [1, 2, 3]}),
-            ]
-            running = await stack.enter_async_context(
-                running_service(allow_control=True, token=token, outstations=settings)
-            )
-            secured = None
-            if secured_token is not None:
-                secured = await stack.enter_async_context(running_service(token=secured_token))
-            box["site"] = Site(loop, running, der, plain, secured)
+            box["site"] = await make(loop, stack)
             started.set()
             await stop.wait()
 
@@ -127,10 +145,10 @@ def console_site(*, token: str | None = None, secured_token: str | None = None) 
         finally:
             started.set()
 
-    thread = threading.Thread(target=thread_main, name="console site", daemon=True)
+    thread = threading.Thread(target=thread_main, name=name, daemon=True)
     thread.start()
     if not started.wait(START_TIMEOUT):
-        raise TimeoutError(f"the console site did not start in {START_TIMEOUT} s")
+        raise TimeoutError(f"the {name} did not start in {START_TIMEOUT} s")
     if "error" in box:
         raise box["error"]
     try:
@@ -139,4 +157,3 @@ def console_site(*, token: str | None = None, secured_token: str | None = None) 
         loop.call_soon_threadsafe(stop.set)
         thread.join(30)
         loop.close()
-        folder.cleanup()

@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import hashlib
 import tempfile
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from gridwire.outstation.generic import GenericDevice
 from gridwire.outstation.server import OutstationServer
 from tests.console.browser import Watched
 from tests.console.pages import WAIT_MS
+from tests.console.site import on_its_own_loop
 from tests.service.harness import outstation, running_service
 
 if TYPE_CHECKING:
@@ -42,10 +42,6 @@ class FilesSite:
 
 @contextlib.contextmanager
 def files_site() -> Iterator[FilesSite]:
-    loop = asyncio.new_event_loop()
-    started = threading.Event()
-    box: dict[str, Any] = {}
-    stop = asyncio.Event()
     temporary = tempfile.TemporaryDirectory(prefix="gridwire-files-tab-")
     folder = Path(temporary.name)
     (folder / "notes.txt").write_bytes(NOTES)
@@ -53,49 +49,25 @@ def files_site() -> Iterator[FilesSite]:
     (folder / "logs").mkdir()
     (folder / "logs" / "events.log").write_bytes(EVENTS)
 
-    async def main() -> None:
+    async def make(loop: asyncio.AbstractEventLoop, stack: contextlib.AsyncExitStack) -> FilesSite:
         config = OutstationConfig(files=folder, files_writable=True)
-        servers = [
-            OutstationServer(
+        urls = []
+        for allow in (False, True):
+            server = OutstationServer(
                 GenericDevice(default_database()), config=config, host="127.0.0.1", port=0
             )
-            for _ in range(2)
-        ]
-        async with contextlib.AsyncExitStack() as stack:
-            urls = []
-            for server, allow in zip(servers, (False, True), strict=True):
-                await server.start()
-                stack.push_async_callback(server.close)
-                running = await stack.enter_async_context(
-                    running_service(
-                        allow_control=allow, outstations=[outstation(server.port, "rtu")]
-                    )
-                )
-                urls.append(running.base_url + "/")
-            box["site"] = FilesSite(folder, urls[0], urls[1])
-            started.set()
-            await stop.wait()
+            await server.start()
+            stack.push_async_callback(server.close)
+            running = await stack.enter_async_context(
+                running_service(allow_control=allow, outstations=[outstation(server.port, "rtu")])
+            )
+            urls.append(running.base_url + "/")
+        return FilesSite(folder, urls[0], urls[1])
 
-    def thread_main() -> None:
-        asyncio.set_event_loop(loop)
-        try:
-            loop.run_until_complete(main())
-        except BaseException as exc:  # handed to the waiting test rather than lost
-            box["error"] = exc
-        finally:
-            started.set()
-
-    thread = threading.Thread(target=thread_main, name="files site", daemon=True)
-    thread.start()
-    started.wait(60)
-    if "error" in box or "site" not in box:
-        raise box.get("error") or TimeoutError("the files site did not start")
     try:
-        yield box["site"]
+        with on_its_own_loop("files site", make) as site:
+            yield site
     finally:
-        loop.call_soon_threadsafe(stop.set)
-        thread.join(30)
-        loop.close()
         temporary.cleanup()
 
 
