@@ -9,10 +9,11 @@ each fragment's objects as that fragment is taken in, in the waits, and the answ
 then joins those parts (D235).
 
 The parts are written by :func:`~gridwire.operations.encoding.fragment_json`, so the octets
-are those ``dumps`` gives. They are used only for a list made of the observed fragments' object lists,
-in order, as :func:`~gridwire.master.records.exchange_record` makes an exchange's objects:
-the last fragments' lists, whose lengths add up to the list's, with each one's first and last
-object at its place. Any other list is written as before.
+are those ``dumps`` gives. They are used only for a list made of the observed fragments'
+object lists, in order, as the session gathers an exchange's objects
+(:meth:`~gridwire.master.in_flight.InFlight.take`): the last fragments' lists, whose lengths
+add up to the list's, with each one's first and last object at its place. Any other list is
+written as before.
 """
 
 from __future__ import annotations

@@ -185,14 +185,11 @@ def _always_alike(group: int, variation: int) -> bool:
         sample = decode_packed(decl, bytes(packed_size(decl.bits, 1)), range(1), 1)
     else:
         sample = fixed_codec(decl).ranged(bytes(fixed_codec(decl).size), range(1), 0, True)
-    values: list[Any] = [obj.value for obj in sample]
-    for value in values:
-        kind: type = type(value)
-        getters = _field_getters(kind)
-        fields = values if getters is None else [getter(value) for getter in getters]
-        if not {type(field) for field in fields} <= _PLAIN:
-            return False
-    return _msgspec_form(sample) is sample
+    (obj,) = sample
+    kind: type = type(obj.value)
+    getters = _field_getters(kind)
+    fields = [obj.value] if getters is None else [getter(obj.value) for getter in getters]
+    return {type(field) for field in fields} <= _PLAIN
 
 
 def _is_record(value: Any) -> bool:

@@ -8,9 +8,9 @@ frame, D221) and its composite value, if any, empty with ``object.__new__`` mapp
 filled, in one loop over ``struct.iter_unpack``, with flag names and status names looked up
 in prebuilt tables: about five million g30v1 objects a second on one core. A variation with
 no composite value and no NaN to mend makes its objects in one list comprehension, and one of
-a single octet (a flags octet: g1v2, g10v2...) iterates the octets themselves (D237). The value records
-built so must not gain a ``__post_init__`` (the generator refuses one) and every field is
-set. Nothing is lazy: every object is built when the fragment is parsed.
+a single octet (a flags octet: g1v2, g10v2...) iterates the octets themselves (D237). The
+value records built so must not gain a ``__post_init__`` (the generator refuses one) and
+every field is set. Nothing is lazy: every object is built when the fragment is parsed.
 
 IEEE singles: a NaN single is rebuilt from its octets in the same loop (:mod:`.singles`),
 and the encoder writes singles through their bit pattern.
