@@ -28,6 +28,7 @@ from nats.aio.msg import Msg
 from nats.js.errors import KeyWrongLastSequenceError, NotFoundError
 from pydantic import BaseModel
 
+from gridwire.cluster.asking import ATTEMPT, TRANSIENT, asked, created
 from gridwire.cluster.lease import live_workers
 from gridwire.cluster.mirror import Mirror
 from gridwire.cluster.routing import Router
@@ -121,9 +122,14 @@ class ClusterDispatcher(Dispatcher):
     async def add(self, settings: OutstationSettings, ident: Any) -> bytes:
         key = outstation_key(settings.name)
         try:
-            await self.buckets.outstations.create(key, settings.model_dump_json().encode())
+            await created(self.buckets.outstations, key, settings.model_dump_json().encode())
         except KeyWrongLastSequenceError:
             raise Conflict(f"outstation {settings.name!r} was already added") from None
+        except TRANSIENT as exc:  # the last attempt's answer lost: it may have been stored
+            raise ConnectionFailed(
+                f"add: the cluster did not answer ({exc or type(exc).__name__}): outstation "
+                f"{settings.name} may or may not have been added (status lists it if it was)"
+            ) from None
         wait = self.router.bound() + (settings.response_timeout or 5.0) + 5.0
         body = await self.router.added(settings.name, wait)
         return _with_id(body, ident)
@@ -140,8 +146,8 @@ class ClusterDispatcher(Dispatcher):
     async def status(self, ident: Any, offset: int, limit: int) -> bytes:
         """A page of the cluster's outstations, as one process pages them (D220)."""
         try:
-            live = await live_workers(self.buckets.workers)
-        except (nats.errors.Error, nats.js.errors.Error):
+            live = await asked(lambda: live_workers(self.buckets.workers), 2 * ATTEMPT)
+        except (nats.errors.Error, nats.js.errors.Error, TimeoutError):
             # The workers bucket cannot be read now (a NATS node lost, its copies electing a
             # leader): those that answer are all that is known.
             live = {}
@@ -237,8 +243,10 @@ async def put_configured(buckets: Buckets, outstations: list[OutstationSettings]
     there are left as they are)."""
     for settings in outstations:
         with contextlib.suppress(KeyWrongLastSequenceError):
-            await buckets.outstations.create(
-                outstation_key(settings.name), settings.model_dump_json().encode()
+            await created(
+                buckets.outstations,
+                outstation_key(settings.name),
+                settings.model_dump_json().encode(),
             )
 
 

@@ -21,6 +21,7 @@ import orjson
 from nats.aio.client import Client
 from nats.js.errors import NotFoundError
 
+from gridwire.cluster.asking import ATTEMPT, TRANSIENT, asked
 from gridwire.cluster.store import Buckets, Subjects, outstation_key
 from gridwire.errors import ConnectionFailed, UnknownName
 
@@ -51,7 +52,7 @@ class Router:
         UnknownName when the cluster has no such outstation."""
         key = outstation_key(name)
         try:
-            entry = await self.buckets.leases.get(key)
+            entry = await asked(lambda: self.buckets.leases.get(key))
             data = orjson.loads(entry.value or b"")
             holder = Holder(str(data["worker"]), int(data["epoch"]))
         except (NotFoundError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
@@ -59,7 +60,7 @@ class Router:
         if holder is not None and await self.alive(holder):
             return holder
         try:
-            await self.buckets.outstations.get(key)
+            await asked(lambda: self.buckets.outstations.get(key))
         except NotFoundError:
             raise UnknownName(f"unknown outstation {name!r}") from None
         raise ConnectionFailed(
@@ -73,7 +74,8 @@ class Router:
 
     async def alive(self, holder: Holder) -> bool:
         try:
-            entry = await self.buckets.workers.get(f"w.{holder.worker}")
+            key = f"w.{holder.worker}"
+            entry = await asked(lambda: self.buckets.workers.get(key), 2 * ATTEMPT)
             data = orjson.loads(entry.value or b"")
         except (NotFoundError, orjson.JSONDecodeError):
             return False
@@ -139,6 +141,8 @@ class Router:
             try:
                 holder = await self.holder(name)
             except ConnectionFailed:
+                holder = None
+            except TRANSIENT:  # the cluster cannot say now; the settings are stored: wait on
                 holder = None
             if holder is not None:
                 body = await self._added_at(holder, name, max(0.5, until - loop.time()))

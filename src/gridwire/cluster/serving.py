@@ -24,6 +24,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from pydantic import ValidationError
 
+from gridwire.cluster.holdings import moved
 from gridwire.cluster.store import outstation_key
 from gridwire.cluster.worker import Worker
 from gridwire.errors import OperationError
@@ -91,7 +92,7 @@ class WorkerServer:
         if not held or epoch != self.worker.lease.epoch or not self.worker.lease.valid():
             # Routed under a lease this worker does not hold now (lapsed, paused, taken
             # again under a new epoch): nothing is done, whatever it asks.
-            await msg.respond(_moved(name, self.worker.id, ident))
+            await msg.respond(moved(name, self.worker.id, ident))
             return
         if self._commands(message):
             try:
@@ -128,7 +129,7 @@ class WorkerServer:
             return
         held = self.worker.holdings.held.get(key)
         if held is None:
-            await msg.respond(_moved(request["outstation"], self.worker.id, None))
+            await msg.respond(moved(request["outstation"], self.worker.id, None))
             return
         try:
             body = await asyncio.wait_for(asyncio.shield(held.added), wait)
@@ -225,14 +226,3 @@ class WorkerServer:
     async def _line(self, update: tuple[str, dict[str, Any]]) -> bytes:
         event, data = update
         return b'{"event":' + dumps(event) + b',"data":' + await self.encoder.data(data) + b"}"
-
-
-def _moved(name: object, worker: str, ident: object) -> bytes:
-    text = f"outstation {name} is not held by worker {worker}: nothing was done"
-    body = {
-        "id": ident,
-        "ok": False,
-        "moved": True,
-        "error": {"kind": "connection", "message": text},
-    }
-    return orjson.dumps(body)

@@ -32,6 +32,7 @@ from nats.js.api import KeyValueConfig
 from nats.js.errors import BucketNotFoundError
 from nats.js.kv import KeyValue
 
+from gridwire.cluster.asking import ATTEMPT
 from gridwire.cluster.settings import ClusterSettings
 from gridwire.errors import ConfigError
 
@@ -40,6 +41,9 @@ JS_TIMEOUT = 10.0
 thousands of outstations reads the answer late, and nats-py's 5 s gave up too soon."""
 START_WAIT = 10.0
 """Seconds a worker or front tries to reach NATS at start before it gives up."""
+BUCKETS_WAIT = 30.0
+"""Seconds a worker or front tries to open or make its buckets at start: a NATS cluster
+started with it places copies only once its JetStream leader is elected (4-5 s measured)."""
 _PLAIN = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
@@ -150,17 +154,31 @@ async def open_buckets(nc: Client, settings: ClusterSettings) -> Buckets:
 
 
 async def _bucket(js: Any, name: str, ttl: float, replicas: int) -> KeyValue:
+    """Bucket ``name``, created when missing. A NATS cluster just started cannot place a
+    bucket's copies for some seconds ("no suitable peers", timeouts while its JetStream
+    leader is elected): asked again until :data:`BUCKETS_WAIT` has passed (D240)."""
+    config = KeyValueConfig(bucket=name, history=1, ttl=ttl or None, replicas=replicas)
+    loop = asyncio.get_running_loop()
+    until = loop.time() + BUCKETS_WAIT
+    while True:
+        try:
+            return await _opened(js, config)
+        except Exception as exc:
+            if loop.time() >= until:
+                raise ConfigError(f"bucket {name} cannot be opened or made: {exc}") from None
+        await asyncio.sleep(0.5)
+
+
+async def _opened(js: Any, config: KeyValueConfig) -> KeyValue:
     try:
-        kv: KeyValue = await js.key_value(name)
+        kv: KeyValue = await asyncio.wait_for(js.key_value(config.bucket), ATTEMPT)
         return kv
     except BucketNotFoundError:
         pass
     try:
-        kv = await js.create_key_value(
-            KeyValueConfig(bucket=name, history=1, ttl=ttl or None, replicas=replicas)
-        )
+        kv = await asyncio.wait_for(js.create_key_value(config), ATTEMPT)
         return kv
     except Exception:
         # Another process may have created it meanwhile.
-        kv = await js.key_value(name)
+        kv = await asyncio.wait_for(js.key_value(config.bucket), ATTEMPT)
         return kv

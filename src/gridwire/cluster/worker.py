@@ -26,11 +26,12 @@ from typing import Any
 
 import orjson
 
-from gridwire.cluster.holdings import Held, Holdings
+from gridwire.cluster.asking import TRANSIENT, asked
+from gridwire.cluster.holdings import Held, Holdings, moved
 from gridwire.cluster.journals import ClusterJournals
 from gridwire.cluster.lease import WorkerLease, live_workers
 from gridwire.cluster.mirror import Mirror
-from gridwire.cluster.store import Buckets, Subjects, name_of_key, outstation_key
+from gridwire.cluster.store import JS_TIMEOUT, Buckets, Subjects, name_of_key, outstation_key
 from gridwire.dnp3.app.functions import FunctionCode
 from gridwire.errors import Conflict, OperationError
 from gridwire.evaluate.evaluations import evaluations_of
@@ -278,8 +279,7 @@ class Worker:
                 return
             try:
                 settings = OutstationSettings.model_validate_json(config[0])
-                journals = self.journals  # what a lost worker's evaluation changed (D212)
-                if journals is not None and await journals.fetch(settings) is not None:
+                if await self._journal_fetched(settings):
                     self.spawn(self._put_back(key, held))
                 try:
                     status = await self.master.add(settings)
@@ -289,11 +289,27 @@ class Worker:
                 body = b'{"id":null,"ok":true,"result":' + await encode(status) + b"}"
             except OperationError as exc:
                 body = error_body(exc.kind, str(exc))
+            except TRANSIENT as exc:
+                # The cluster could not say whether a journal is left: not connected, given
+                # back (taken again at a scan), and the front looks for its holder again.
+                log.warning("worker %s: outstation %s given back: %s", self.id, held.name, exc)
+                await self.holdings.release(key)
+                held.added.set_result(moved(held.name, self.id, None))
+                return
             except Exception as exc:
                 body = error_body("request", f"outstation {held.name}: {exc}")
             log.info("worker %s: took outstation %s", self.id, held.name)
             if not held.added.done():
                 held.added.set_result(body)
+
+    async def _journal_fetched(self, settings: OutstationSettings) -> bool:
+        """Whether the cluster keeps a restore journal for the outstation (a lost worker's
+        evaluation changed it, D212), written here; asked again across an election."""
+        journals = self.journals
+        if journals is None:
+            return False
+        fetched = await asked(lambda: journals.fetch(settings), attempt=JS_TIMEOUT)
+        return fetched is not None
 
     async def _put_back(self, key: str, held: Held) -> None:
         assert self.journals is not None
