@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import nats
+import nats.errors
 import pytest
 from nats.js.api import KeyValueConfig
 from nats.js.errors import KeyWrongLastSequenceError
@@ -79,7 +80,7 @@ async def test_a_read_gives_up_within_its_time(monkeypatch: pytest.MonkeyPatch) 
             await kv.put("o.a", b"1")
             with stopped(server):
                 start = time.monotonic()
-                with pytest.raises(TimeoutError):
+                with pytest.raises(nats.errors.TimeoutError):
                     await asked(lambda: kv.get("o.a"), within=1.0)
                 took = time.monotonic() - start
             assert 0.6 <= took < 1.5, took  # asked again, and not nats-py's 10 s

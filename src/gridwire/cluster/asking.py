@@ -54,7 +54,7 @@ async def asked(
 ) -> T:
     """``call()``'s answer, asked again while the answer is lost or refused, for up to
     ``within`` seconds, each attempt given ``attempt`` seconds (:data:`ATTEMPT`); the last
-    transient error is raised then."""
+    transient error is raised then (a nats error: an attempt given up is nats' timeout)."""
     loop = asyncio.get_running_loop()
     until = loop.time() + within
     while True:
@@ -62,9 +62,11 @@ async def asked(
         try:
             each = ATTEMPT if attempt is None else attempt
             return await asyncio.wait_for(call(), max(0.05, min(each, left)))
-        except TRANSIENT:
+        except TRANSIENT as exc:
             if loop.time() + AGAIN_AFTER >= until:
-                raise
+                if isinstance(exc, nats.errors.Error):
+                    raise
+                raise nats.errors.TimeoutError from None  # an attempt of ours given up
         await asyncio.sleep(AGAIN_AFTER)
 
 

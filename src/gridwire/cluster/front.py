@@ -147,7 +147,7 @@ class ClusterDispatcher(Dispatcher):
         """A page of the cluster's outstations, as one process pages them (D220)."""
         try:
             live = await asked(lambda: live_workers(self.buckets.workers), 2 * ATTEMPT)
-        except (nats.errors.Error, nats.js.errors.Error, TimeoutError):
+        except (nats.errors.Error, nats.js.errors.Error):
             # The workers bucket cannot be read now (a NATS node lost, its copies electing a
             # leader): those that answer are all that is known.
             live = {}

@@ -165,7 +165,8 @@ async def _bucket(js: Any, name: str, ttl: float, replicas: int) -> KeyValue:
             return await _opened(js, config)
         except Exception as exc:
             if loop.time() >= until:
-                raise ConfigError(f"bucket {name} cannot be opened or made: {exc}") from None
+                why = exc or type(exc).__name__
+                raise ConfigError(f"bucket {name} cannot be opened or made: {why}") from None
         await asyncio.sleep(0.5)
 
 
