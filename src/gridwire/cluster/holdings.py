@@ -31,19 +31,6 @@ log = logging.getLogger("gridwire.cluster")
 LEASE_LAPSED = "the worker's lease on outstation {name} lapsed: nothing commanding was sent"
 
 
-def moved(name: object, worker: str, ident: object) -> bytes:
-    """The answer of a worker that does not hold outstation ``name`` (or gave it back before
-    connecting it): nothing was done, and the front looks the holder up again (D156)."""
-    text = f"outstation {name} is not held by worker {worker}: nothing was done"
-    body = {
-        "id": ident,
-        "ok": False,
-        "moved": True,
-        "error": {"kind": "connection", "message": text},
-    }
-    return orjson.dumps(body)
-
-
 @dataclass(slots=True)
 class Held:
     name: str

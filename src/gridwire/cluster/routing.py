@@ -6,12 +6,15 @@ lost while it is in flight (its entry in the workers bucket lapses or changes ep
 answer comes in time) the answer is kind ``connection``, and for an operation that commands,
 "worker lost: the control may or may not have been sent". Only an answer that says nothing
 was done (``moved``: the worker does not hold it; no responders: nobody listens on that
-worker's subject) lets the front look the holder up again."""
+worker's subject) lets the front look the holder up again. An answer lost on its way back (a
+NATS node died with it) is found by asking the worker whether the operation is still being
+carried out there (D241)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +34,11 @@ LONG = {"evaluate": 3600.0, "restore_evaluation": 600.0}
 LOST = "worker {worker} lost while the operation was in flight"
 LOST_CONTROL = LOST + ": the control may or may not have been sent"
 LOOKUPS = 3
+PENDING_AFTER = 2.0
+"""Seconds an operation is in flight before, and between, questions to its worker whether it
+is still being carried out there (D241): one that is not, unanswered, had its answer lost."""
+PENDING_WAIT = 1.0
+"""Seconds the worker has to answer that question (no answer: nothing is concluded)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,14 +107,22 @@ class Router:
         self, holder: Holder, message: dict[str, Any], limit: float, commands: bool
     ) -> bytes | None:
         """The answer, or None when nothing was done and the holder may be looked up again."""
+        rid = secrets.token_hex(8)
         payload = orjson.dumps(
-            {"message": message, "expires": time.time() + limit, "epoch": holder.epoch}
+            {
+                "message": message,
+                "expires": time.time() + limit,
+                "epoch": holder.epoch,
+                "rid": rid,
+            }
         )
         request = asyncio.ensure_future(
             self.nc.request(self.subjects.op(holder.worker), payload, timeout=limit)
         )
         check = max(0.2, self.buckets.lease / 4)
         lost = (LOST_CONTROL if commands else LOST).format(worker=holder.worker)
+        loop = asyncio.get_running_loop()
+        ask_at = loop.time() + PENDING_AFTER
         try:
             while True:
                 done, _ = await asyncio.wait({request}, timeout=check)
@@ -114,6 +130,10 @@ class Router:
                     break
                 if not await self.alive(holder):
                     raise ConnectionFailed(lost)
+                if loop.time() >= ask_at:
+                    ask_at = loop.time() + PENDING_AFTER
+                    if await self._pending(holder, rid) is False and not request.done():
+                        raise ConnectionFailed(_answer_lost(holder, commands))
             reply = request.result()
         except nats.errors.NoRespondersError:
             return None
@@ -131,6 +151,17 @@ class Router:
         if b'"moved":true' in reply.data[:400]:
             return None
         return bytes(reply.data)
+
+    async def _pending(self, holder: Holder, rid: str) -> bool | None:
+        """Whether the holder is still carrying out operation ``rid``; None when it does not
+        say (busy, reconnecting, or a worker that does not know the question)."""
+        try:
+            reply = await self.nc.request(
+                self.subjects.pending(holder.worker), rid.encode(), timeout=PENDING_WAIT
+            )
+        except (nats.errors.NoRespondersError, nats.errors.TimeoutError):
+            return None
+        return {b"true": True, b"false": False}.get(reply.data)
 
     async def added(self, name: str, wait: float) -> bytes:
         """How taking a just added outstation ended, once a worker took it (within
@@ -168,6 +199,14 @@ class Router:
                 "connecting ended"
             ) from None
         return bytes(reply.data)
+
+
+def _answer_lost(holder: Holder, commands: bool) -> str:
+    text = (
+        f"the answer of worker {holder.worker} was lost (a NATS connection cut while the "
+        "operation was in flight)"
+    )
+    return text + (": the control may or may not have been sent" if commands else "")
 
 
 def _timeout(message: dict[str, Any]) -> float:

@@ -24,7 +24,6 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 from pydantic import ValidationError
 
-from gridwire.cluster.holdings import moved
 from gridwire.cluster.store import outstation_key
 from gridwire.cluster.worker import Worker
 from gridwire.errors import OperationError
@@ -50,6 +49,9 @@ class WorkerServer:
         self._subs: list[Subscription] = []
         self._want_until = 0.0
         self._forwarding: asyncio.Task[None] | None = None
+        self._pending: set[str] = set()
+        """The routed operations being carried out here, by the id the front gave each
+        (D241): answered once the answer has been handed to the connection."""
 
     async def start(self) -> None:
         subjects, wid = self.worker.subjects, self.worker.id
@@ -59,6 +61,7 @@ class WorkerServer:
             await self.nc.subscribe(subjects.status, cb=self._spawning(self._status)),
             await self.nc.subscribe(subjects.status_of(wid), cb=self._spawning(self._status_page)),
             await self.nc.subscribe(subjects.want, cb=self._want),
+            await self.nc.subscribe(subjects.pending(wid), cb=self._pending_asked),
         ]
 
     async def close(self) -> None:
@@ -74,6 +77,11 @@ class WorkerServer:
 
         return callback
 
+    async def _pending_asked(self, msg: Msg) -> None:
+        """Whether the operation with the id asked is still being carried out here."""
+        rid = msg.data.decode(errors="replace")
+        await msg.respond(b"true" if rid in self._pending else b"false")
+
     async def _op(self, msg: Msg) -> None:
         try:
             request = orjson.loads(msg.data)
@@ -82,17 +90,35 @@ class WorkerServer:
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             await msg.respond(error_body("request", "worker: a routed operation is malformed"))
             return
+        rid = request.get("rid")
+        if not isinstance(rid, str):
+            await self._carry_out(msg, message, expires, epoch)
+            return
+        self._pending.add(rid)
+        try:
+            await self._carry_out(msg, message, expires, epoch)
+        finally:
+            self._pending.discard(rid)
+
+    async def _carry_out(
+        self, msg: Msg, message: dict[str, Any], expires: float, epoch: int
+    ) -> None:
         ident = message.get("id")
         if time.time() > expires:
             text = "the operation reached the worker after its time: nothing was done"
             await msg.respond(error_body("connection", text, ident))
             return
         name = message.get("outstation")
-        held = isinstance(name, str) and self.worker.holdings.holds(name)
-        if not held or epoch != self.worker.lease.epoch or not self.worker.lease.valid():
+        lease = self.worker.lease
+        if (
+            not isinstance(name, str)
+            or not self.worker.holdings.holds(name)
+            or epoch != lease.epoch
+            or not lease.valid()
+        ):
             # Routed under a lease this worker does not hold now (lapsed, paused, taken
             # again under a new epoch): nothing is done, whatever it asks.
-            await msg.respond(moved(name, self.worker.id, ident))
+            await msg.respond(_moved(name, self.worker.id, ident))
             return
         if self._commands(message):
             try:
@@ -129,7 +155,7 @@ class WorkerServer:
             return
         held = self.worker.holdings.held.get(key)
         if held is None:
-            await msg.respond(moved(request["outstation"], self.worker.id, None))
+            await msg.respond(_moved(request["outstation"], self.worker.id, None))
             return
         try:
             body = await asyncio.wait_for(asyncio.shield(held.added), wait)
@@ -226,3 +252,14 @@ class WorkerServer:
     async def _line(self, update: tuple[str, dict[str, Any]]) -> bytes:
         event, data = update
         return b'{"event":' + dumps(event) + b',"data":' + await self.encoder.data(data) + b"}"
+
+
+def _moved(name: object, worker: str, ident: object) -> bytes:
+    text = f"outstation {name} is not held by worker {worker}: nothing was done"
+    body = {
+        "id": ident,
+        "ok": False,
+        "moved": True,
+        "error": {"kind": "connection", "message": text},
+    }
+    return orjson.dumps(body)

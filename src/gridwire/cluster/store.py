@@ -15,7 +15,9 @@ Buckets (``<prefix>`` is ``gridwire`` unless set):
 Subjects: ``<prefix>.op.<worker>`` (operations, request/reply), ``<prefix>.added.<worker>``
 (how taking an outstation ended), ``<prefix>.status`` (every worker answers with its summary
 and count), ``<prefix>.status.<worker>`` (a page of that worker's entries, D220),
-``<prefix>.events.<worker>`` (a worker's events), ``<prefix>.want`` (a front has listeners).
+``<prefix>.events.<worker>`` (a worker's events), ``<prefix>.want`` (a front has listeners),
+``<prefix>.pending.<worker>`` (whether an operation routed there is still being carried out,
+D241).
 """
 
 from __future__ import annotations
@@ -74,6 +76,9 @@ class Subjects:
 
     def added(self, worker: str) -> str:
         return f"{self.prefix}.added.{worker}"
+
+    def pending(self, worker: str) -> str:
+        return f"{self.prefix}.pending.{worker}"
 
     @property
     def status(self) -> str:

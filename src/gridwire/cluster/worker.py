@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from gridwire.cluster.asking import TRANSIENT, asked
-from gridwire.cluster.holdings import Held, Holdings, moved
+from gridwire.cluster.holdings import Held, Holdings
 from gridwire.cluster.journals import ClusterJournals
 from gridwire.cluster.lease import WorkerLease, live_workers
 from gridwire.cluster.mirror import Mirror
@@ -46,6 +46,9 @@ CONNECTING = 256
 TAKE_PER_SCAN = 1000
 """Outstations a worker takes at most per scan: thousands come in steps, not one storm
 (a storm of takes and connections starved the lease's renewals on a loaded machine)."""
+CONNECT_AGAIN = 1.0
+"""Seconds before a taken outstation is connected again when the cluster could not be asked
+whether a restore journal is left for it (D240)."""
 SLACK = 50
 """A worker gives back only what exceeds its share by more than 1/SLACK of it (churn)."""
 WATCH_EVERY = 0.25
@@ -290,17 +293,25 @@ class Worker:
             except OperationError as exc:
                 body = error_body(exc.kind, str(exc))
             except TRANSIENT as exc:
-                # The cluster could not say whether a journal is left: not connected, given
-                # back (taken again at a scan), and the front looks for its holder again.
-                log.warning("worker %s: outstation %s given back: %s", self.id, held.name, exc)
-                await self.holdings.release(key)
-                held.added.set_result(moved(held.name, self.id, None))
+                # The cluster cannot say now whether a journal is left: kept, tried again.
+                log.warning(
+                    "worker %s: outstation %s not connected yet, the cluster cannot be asked "
+                    "(%s); trying again",
+                    self.id,
+                    held.name,
+                    exc,
+                )
+                self.spawn(self._connect_again(key, held))
                 return
             except Exception as exc:
                 body = error_body("request", f"outstation {held.name}: {exc}")
             log.info("worker %s: took outstation %s", self.id, held.name)
             if not held.added.done():
                 held.added.set_result(body)
+
+    async def _connect_again(self, key: str, held: Held) -> None:
+        await asyncio.sleep(CONNECT_AGAIN)
+        await self._connect(key, held)
 
     async def _journal_fetched(self, settings: OutstationSettings) -> bool:
         """Whether the cluster keeps a restore journal for the outstation (a lost worker's
