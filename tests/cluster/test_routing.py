@@ -4,14 +4,16 @@ the answer was lost, and the front says so within seconds, not at the operation'
 "Yes" means the front waits on and takes the answer when it comes.
 
 The worker here is a stand-in on the operation's subject whose answer never leaves: the real
-worker's answer is lost only when its NATS node dies at the wrong moment (measured in D241)."""
+worker's answer is lost only when its NATS node dies at the wrong moment (measured in D241).
+The real worker's side counts an operation as pending as it arrives, before its task runs."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
+from typing import Any
 
 import nats
 import orjson
@@ -21,6 +23,7 @@ from nats.aio.msg import Msg
 
 from gridwire.cluster import routing
 from gridwire.cluster.routing import Router
+from gridwire.cluster.serving import WorkerServer
 from gridwire.cluster.settings import ClusterSettings
 from gridwire.cluster.store import Buckets, Subjects, open_buckets, outstation_key
 from gridwire.errors import ConnectionFailed
@@ -111,3 +114,39 @@ async def test_an_operation_still_carried_out_is_waited_for(
     async with stood_in(held, server, pending=True, answer_after=3.0):
         body = await held.route(message, commands=False)
     assert orjson.loads(body)["result"] == "late"
+
+
+class _Unhurried:
+    """A worker whose operations wait until the test lets them run (``spawn`` keeps them)."""
+
+    def __init__(self, subjects: Subjects) -> None:
+        self.subjects = subjects
+        self.id = WORKER
+        self.kept: list[Coroutine[Any, Any, None]] = []
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        self.kept.append(work)
+
+
+async def test_a_question_sent_with_its_operation_finds_it_pending(server: NatsServer) -> None:
+    subjects = Subjects("pendingorder")
+    worker_nc, front = await nats.connect(server.url), await nats.connect(server.url)
+    worker = _Unhurried(subjects)
+    served = WorkerServer(worker_nc, worker, None)  # type: ignore[arg-type]
+    try:
+        await served.start()
+        await worker_nc.flush()
+        payload = orjson.dumps({"message": {}, "expires": 0, "epoch": 0, "rid": "ab12"})
+        # Both leave in one flush and arrive together: the question must not find the
+        # operation missing because its task has not run yet.
+        await front.publish(subjects.op(WORKER), payload, reply="_INBOX.unread")
+        asked = await front.request(subjects.pending(WORKER), b"ab12", timeout=5)
+        other = await front.request(subjects.pending(WORKER), b"cd34", timeout=5)
+        assert (asked.data, other.data) == (b"true", b"false")
+        assert len(worker.kept) == 1
+    finally:
+        for work in worker.kept:
+            work.close()
+        await served.close()
+        await worker_nc.close()
+        await front.close()

@@ -56,7 +56,7 @@ class WorkerServer:
     async def start(self) -> None:
         subjects, wid = self.worker.subjects, self.worker.id
         self._subs = [
-            await self.nc.subscribe(subjects.op(wid), cb=self._spawning(self._op)),
+            await self.nc.subscribe(subjects.op(wid), cb=self._op_arrived),
             await self.nc.subscribe(subjects.added(wid), cb=self._spawning(self._added)),
             await self.nc.subscribe(subjects.status, cb=self._spawning(self._status)),
             await self.nc.subscribe(subjects.status_of(wid), cb=self._spawning(self._status_page)),
@@ -82,23 +82,31 @@ class WorkerServer:
         rid = msg.data.decode(errors="replace")
         await msg.respond(b"true" if rid in self._pending else b"false")
 
-    async def _op(self, msg: Msg) -> None:
+    async def _op_arrived(self, msg: Msg) -> None:
+        """A routed operation: its id counted as pending at once, in arrival order (a
+        question about it, sent later on the same connection, is handled after this)."""
         try:
             request = orjson.loads(msg.data)
-            message, expires = request["message"], float(request["expires"])
-            epoch = int(request["epoch"])
-        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
-            await msg.respond(error_body("request", "worker: a routed operation is malformed"))
-            return
-        rid = request.get("rid")
-        if not isinstance(rid, str):
-            await self._carry_out(msg, message, expires, epoch)
-            return
-        self._pending.add(rid)
+        except orjson.JSONDecodeError:
+            request = None
+        rid = request.get("rid") if isinstance(request, dict) else None
+        if isinstance(rid, str):
+            self._pending.add(rid)
+        self.worker.spawn(self._op(msg, request, rid))  # one slow operation holds up no other
+
+    async def _op(self, msg: Msg, request: Any, rid: str | None) -> None:
         try:
+            try:
+                message, expires = request["message"], float(request["expires"])
+                epoch = int(request["epoch"])
+            except (KeyError, TypeError, ValueError):
+                text = "worker: a routed operation is malformed"
+                await msg.respond(error_body("request", text))
+                return
             await self._carry_out(msg, message, expires, epoch)
         finally:
-            self._pending.discard(rid)
+            if rid is not None:
+                self._pending.discard(rid)
 
     async def _carry_out(
         self, msg: Msg, message: dict[str, Any], expires: float, epoch: int
