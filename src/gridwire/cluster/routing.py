@@ -132,8 +132,12 @@ class Router:
                     raise ConnectionFailed(lost)
                 if loop.time() >= ask_at:
                     ask_at = loop.time() + PENDING_AFTER
-                    if await self._pending(holder, rid) is False and not request.done():
-                        raise ConnectionFailed(_answer_lost(holder, commands))
+                    if await self._pending(holder, rid) is False:
+                        # An answer sent came before this "no" (one connection, in order):
+                        # a moment for its task to finish, then it is known lost.
+                        await asyncio.wait({request}, timeout=0.1)
+                        if not request.done():
+                            raise ConnectionFailed(_answer_lost(holder, commands))
             reply = request.result()
         except nats.errors.NoRespondersError:
             return None
