@@ -1,6 +1,7 @@
 """JetStream asked again while its leader is away (D240), on real nats-servers: a create whose
 answer was lost is recognised by its value, another value is still refused, a read gives up
-within its time, and buckets are made on a NATS cluster that has just started."""
+within its time, buckets are made on a NATS cluster that has just started, and a server without
+JetStream is named as such once the time to make them has passed."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ from nats.js.api import KeyValueConfig
 from nats.js.errors import KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
-from gridwire.cluster import asking
+from gridwire.cluster import asking, store
 from gridwire.cluster.asking import asked, created
 from gridwire.cluster.settings import ClusterSettings
 from gridwire.cluster.store import open_buckets
+from gridwire.errors import ConfigError
 from tests.support.nats import NatsServer, nats_cluster, nats_server
 
 
@@ -98,5 +100,16 @@ async def test_buckets_are_made_on_a_nats_cluster_just_started() -> None:
             buckets = await open_buckets(nc, ClusterSettings(servers=urls, replicas=3))
             status = await buckets.outstations.status()
             assert status.stream_info.config.num_replicas == 3
+        finally:
+            await nc.close()
+
+
+async def test_a_nats_server_without_jetstream_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store, "BUCKETS_WAIT", 1.0)
+    with nats_server(jetstream=False) as server:
+        nc = await nats.connect(server.url)
+        try:
+            with pytest.raises(ConfigError, match=r"is JetStream enabled .*nats-server -js"):
+                await open_buckets(nc, ClusterSettings.from_url(server.url))
         finally:
             await nc.close()

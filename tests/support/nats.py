@@ -62,13 +62,19 @@ def _listening(port: int, within: float = 10.0) -> None:
 
 @contextmanager
 def nats_server(
-    *, token: str | None = None, extra: Sequence[str] = (), port: int | None = None
+    *,
+    token: str | None = None,
+    extra: Sequence[str] = (),
+    port: int | None = None,
+    jetstream: bool = True,
 ) -> Iterator[NatsServer]:
-    """One nats-server with JetStream on loopback, its store in a temporary directory."""
+    """One nats-server with JetStream (unless told not) on loopback, its store in a temporary
+    directory."""
     port = free_port() if port is None else port
     monitor = free_port()
     store = tempfile.mkdtemp(prefix="gridwire-nats-")
-    cmd = [NATS_SERVER, "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", store, *extra]
+    js = ["-js", "-sd", store] if jetstream else []
+    cmd = [NATS_SERVER, *js, "-a", "127.0.0.1", "-p", str(port), *extra]
     cmd += ["-m", str(monitor)]
     if token is not None:
         cmd += ["--auth", token]

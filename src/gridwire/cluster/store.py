@@ -31,7 +31,7 @@ from typing import Any
 import nats
 from nats.aio.client import Client
 from nats.js.api import KeyValueConfig
-from nats.js.errors import BucketNotFoundError
+from nats.js.errors import BucketNotFoundError, ServiceUnavailableError
 from nats.js.kv import KeyValue
 
 from gridwire.cluster.asking import ATTEMPT
@@ -171,6 +171,8 @@ async def _bucket(js: Any, name: str, ttl: float, replicas: int) -> KeyValue:
         except Exception as exc:
             if loop.time() >= until:
                 why = exc or type(exc).__name__
+                if isinstance(exc, ServiceUnavailableError):
+                    why = f"{why} (is JetStream enabled on the NATS server: nats-server -js?)"
                 raise ConfigError(f"bucket {name} cannot be opened or made: {why}") from None
         await asyncio.sleep(0.5)
 
