@@ -6,11 +6,7 @@ JetStream is named as such once the time to make them has passed."""
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import nats
 import nats.errors
@@ -27,16 +23,6 @@ from gridwire.errors import ConfigError
 from tests.support.nats import NatsServer, nats_cluster, nats_server
 
 
-@contextmanager
-def stopped(server: NatsServer) -> Iterator[None]:
-    """The server paused (SIGSTOP): it reads nothing and answers nothing until resumed."""
-    os.kill(server.proc.pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        os.kill(server.proc.pid, signal.SIGCONT)
-
-
 async def _bucket(server: NatsServer, name: str) -> tuple[nats.NATS, KeyValue]:
     nc = await nats.connect(server.url)
     kv = await nc.jetstream().create_key_value(KeyValueConfig(bucket=name, history=1))
@@ -50,7 +36,7 @@ async def test_a_create_whose_answer_was_lost_is_taken_as_its_own(
     with nats_server() as server:
         nc, kv = await _bucket(server, "lost")
         try:
-            with stopped(server):
+            with server.paused():
                 creating = asyncio.ensure_future(created(kv, "o.a", b"mine", within=10))
                 # The first attempt is given up unanswered; the second is sent meanwhile.
                 await asyncio.sleep(0.9)
@@ -80,7 +66,7 @@ async def test_a_read_gives_up_within_its_time(monkeypatch: pytest.MonkeyPatch) 
         nc, kv = await _bucket(server, "slow")
         try:
             await kv.put("o.a", b"1")
-            with stopped(server):
+            with server.paused():
                 start = time.monotonic()
                 with pytest.raises(nats.errors.TimeoutError):
                     await asked(lambda: kv.get("o.a"), within=1.0)

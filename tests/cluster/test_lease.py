@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -130,11 +129,8 @@ async def test_the_renewer_holds_the_lease_through_a_pause_of_nats_shorter_than_
 
 
 async def _stopped(server: NatsServer, seconds: float) -> None:
-    server.proc.send_signal(signal.SIGSTOP)
-    try:
+    with server.paused():
         await asyncio.sleep(seconds)
-    finally:
-        server.proc.send_signal(signal.SIGCONT)
 
 
 async def test_a_worker_whose_loop_runs_late_says_so(

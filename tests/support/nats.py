@@ -49,6 +49,16 @@ class NatsServer:
     def url(self) -> str:
         return f"nats://127.0.0.1:{self.port}"
 
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """The server stopped (SIGSTOP) while inside: it reads nothing and answers nothing
+        until resumed (SIGCONT) on leaving."""
+        self.proc.send_signal(signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            self.proc.send_signal(signal.SIGCONT)
+
 
 def _listening(port: int, within: float = 10.0) -> None:
     deadline = time.monotonic() + within

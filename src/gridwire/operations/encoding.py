@@ -184,7 +184,8 @@ def _always_alike(group: int, variation: int) -> bool:
     if decl.layout is Layout.PACKED:
         sample = decode_packed(decl, bytes(packed_size(decl.bits, 1)), range(1), 1)
     else:
-        sample = fixed_codec(decl).ranged(bytes(fixed_codec(decl).size), range(1), 0, True)
+        codec = fixed_codec(decl)
+        sample = codec.ranged(bytes(codec.size), range(1), 0, True)
     (obj,) = sample
     kind: type = type(obj.value)
     getters = _field_getters(kind)
