@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -79,21 +80,40 @@ def nats_server(
     jetstream: bool = True,
 ) -> Iterator[NatsServer]:
     """One nats-server with JetStream (unless told not) on loopback, its store in a temporary
-    directory."""
-    port = free_port() if port is None else port
-    monitor = free_port()
+    directory. Ports picked here are tried again when another process took one meanwhile
+    (tests run in parallel): the server is known to be this one by the ports file it writes
+    once it listens, named by its pid."""
     store = tempfile.mkdtemp(prefix="gridwire-nats-")
     js = ["-js", "-sd", store] if jetstream else []
-    cmd = [NATS_SERVER, *js, "-a", "127.0.0.1", "-p", str(port), *extra]
-    cmd += ["-m", str(monitor)]
-    if token is not None:
-        cmd += ["--auth", token]
     try:
-        with running(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
-            _listening(port)
-            yield NatsServer(port, proc, token, monitor)
+        for _ in range(3 if port is None else 1):
+            client = free_port() if port is None else port
+            monitor = free_port()
+            cmd = [NATS_SERVER, *js, "-a", "127.0.0.1", "-p", str(client), *extra]
+            cmd += ["-m", str(monitor), "--ports_file_dir", store]
+            if token is not None:
+                cmd += ["--auth", token]
+            with running(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as proc:
+                if not _started(proc, store):
+                    continue  # a port was taken: this server exited
+                _listening(client)
+                yield NatsServer(client, proc, token, monitor)
+                return
+        raise AssertionError(f"nats-server could not listen: {' '.join(cmd)}")
     finally:
         shutil.rmtree(store, ignore_errors=True)
+
+
+def _started(proc: subprocess.Popen[str], store: str, within: float = 10.0) -> bool:
+    """Whether this nats-server came to listen (it wrote its ports file) rather than exit."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if list(Path(store).glob(f"*_{proc.pid}.ports")):
+            return True
+        if proc.poll() is not None:
+            return False
+        time.sleep(0.05)
+    raise AssertionError(f"nats-server (pid {proc.pid}) did not start within {within} s")
 
 
 @contextmanager
