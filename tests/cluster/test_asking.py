@@ -29,6 +29,7 @@ async def _bucket(server: NatsServer, name: str) -> tuple[nats.NATS, KeyValue]:
     return nc, kv
 
 
+@pytest.mark.serial  # a paused server and sub-second attempts: in the quiet phase
 async def test_a_create_whose_answer_was_lost_is_taken_as_its_own(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -60,6 +61,7 @@ async def test_another_value_is_refused() -> None:
             await nc.close()
 
 
+@pytest.mark.serial  # a paused server and sub-second attempts: in the quiet phase
 async def test_a_read_gives_up_within_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(asking, "ATTEMPT", 0.3)
     with nats_server() as server:
